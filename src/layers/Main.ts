@@ -1,0 +1,45 @@
+/**
+ * Layer composition. Read programs get `Reader` over a read-only store (no write methods exist in
+ * their context); the CLI's write commands get `Store` as well. Each layer factory is bound once.
+ */
+import { Effect, Layer } from "effect"
+import { ConfigFile } from "../services/ConfigFile.js"
+import { ReaderConfigTag, ReaderLive } from "../services/Reader.js"
+import { Secrets } from "../services/Secrets.js"
+import { StoreLive, StoreReaderLive } from "../services/Store.js"
+import { Scanner } from "../services/Scanner.js"
+import { Classifier } from "../services/Classifier.js"
+import { ConnectorsLive } from "./connectors/index.js"
+import { SqlReadLive, SqlWriteLive } from "./Sql.js"
+
+/** What the reader knows of catalog.yml, when there is one (a broken file only loses coverage detail). */
+export const ReaderConfigLive = Layer.effect(
+  ReaderConfigTag,
+  Effect.gen(function*() {
+    const cfg = yield* ConfigFile
+    const loaded = yield* cfg.loadOptional().pipe(Effect.orElseSucceed(() => null))
+    return {
+      configuredSources: loaded ? loaded.file.sources : null,
+      catalogOnly: loaded?.file.catalogOnly ?? false,
+      now: () => new Date()
+    }
+  })
+)
+
+/** Read-only: Reader over an existing catalog (`MAP_NOT_FOUND` otherwise). */
+export const ReadLive = ReaderLive.pipe(Layer.provide(StoreReaderLive), Layer.provide(ReaderConfigLive), Layer.provide(SqlReadLive))
+
+/** Read and write, creating the catalog if needed. */
+export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
+  Layer.provideMerge(StoreReaderLive),
+  Layer.provide(ReaderConfigLive),
+  Layer.provide(SqlWriteLive)
+)
+
+/** Everything `start` needs. */
+export const ScanLive = Scanner.Default.pipe(
+  Layer.provideMerge(WriteLive),
+  Layer.provide(Secrets.Default),
+  Layer.provide(ConnectorsLive),
+  Layer.provide(Classifier.Default)
+)

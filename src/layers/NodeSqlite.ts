@@ -1,0 +1,133 @@
+/**
+ * An `@effect/sql` client over Node's built-in `node:sqlite` (no native addon to compile).
+ * One connection per client behind a one-permit semaphore; a transaction holds the permit for its
+ * whole scope and begins with BEGIN IMMEDIATE so a writer takes the lock up front.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient, SqlConnection, SqlError, Statement } from "@effect/sql"
+import { Context, Effect, Layer, Scope, Stream } from "effect"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
+
+export interface NodeSqliteOptions {
+  readonly filename: string
+  readonly readonly?: boolean
+  readonly busyTimeoutMs?: number
+}
+
+/** Direct access to the connection, for bulk writes inside a transaction (prepared statements in a loop). */
+export class NodeSqliteClient extends Context.Tag("catalog/NodeSqliteClient")<NodeSqliteClient, {
+  readonly db: DatabaseSync
+  /** Runs `f` synchronously on the connection; wrap in `sql.withTransaction` for an atomic bulk write. */
+  readonly withDb: <A>(f: (db: DatabaseSync) => A) => Effect.Effect<A, SqlError.SqlError>
+}>() {}
+
+const sqlError = (cause: unknown, message: string) => new SqlError.SqlError({ cause, message })
+
+/** Opens the database file (the caller makes sure the folder exists). */
+export const make = (options: NodeSqliteOptions) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => new DatabaseSync(options.filename, { readOnly: options.readonly ?? false }),
+        catch: (cause) => sqlError(cause, `Cannot open ${options.filename}`)
+      }),
+      (db) => Effect.sync(() => db.isOpen && db.close())
+    )
+    yield* Effect.try({
+      try: () => {
+        db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.min(options.busyTimeoutMs ?? 5000, 60_000))}`)
+        if (!options.readonly) {
+          db.exec("PRAGMA journal_mode = WAL")
+          db.exec("PRAGMA synchronous = NORMAL")
+        }
+        db.exec("PRAGMA foreign_keys = ON")
+      },
+      catch: (cause) => sqlError(cause, "Cannot configure the SQLite connection")
+    })
+
+    const cache = new Map<string, StatementSync>()
+    const prepare = (sql: string): StatementSync => {
+      const hit = cache.get(sql)
+      if (hit) return hit
+      const stmt = db.prepare(sql)
+      if (cache.size >= 500) cache.delete(cache.keys().next().value as string)
+      cache.set(sql, stmt)
+      return stmt
+    }
+    type Param = null | number | bigint | string | Uint8Array
+    const bind = (params: ReadonlyArray<unknown>): Array<Param> =>
+      params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p instanceof Date ? p.toISOString() : p === undefined ? null : (p as Param)))
+
+    const run = (sql: string, params: ReadonlyArray<unknown>, mode: "rows" | "raw" | "values", fresh = false) =>
+      Effect.withFiberRuntime<ReadonlyArray<unknown> | { changes: number | bigint; lastInsertRowid: number | bigint }, SqlError.SqlError>((fiber) =>
+        Effect.try({
+          try: () => {
+            const stmt = fresh ? db.prepare(sql) : prepare(sql)
+            stmt.setReadBigInts(fiber.getFiberRef(SqlClient.SafeIntegers as never) === true)
+            const args = bind(params)
+            if (mode === "raw") {
+              const r = stmt.run(...args)
+              return { changes: r.changes, lastInsertRowid: r.lastInsertRowid }
+            }
+            if (stmt.columns().length === 0) {
+              stmt.run(...args)
+              return []
+            }
+            if (mode === "values") {
+              stmt.setReturnArrays(true)
+              try {
+                return stmt.all(...args)
+              } finally {
+                stmt.setReturnArrays(false)
+              }
+            }
+            return stmt.all(...args)
+          },
+          catch: (cause) => sqlError(cause, `SQLite: ${cause instanceof Error ? cause.message : String(cause)}`)
+        })
+      )
+
+    const connection: SqlConnection.Connection = {
+      execute: (sql, params, transformRows) =>
+        run(sql, params, "rows").pipe(Effect.map((rows) => {
+          const r = rows as ReadonlyArray<object>
+          return transformRows ? transformRows(r) : r
+        })),
+      executeRaw: (sql, params) => run(sql, params, "raw"),
+      executeValues: (sql, params) => run(sql, params, "values") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
+      executeUnprepared: (sql, params, transformRows) =>
+        run(sql, params, "rows", true).pipe(Effect.map((rows) => {
+          const r = rows as ReadonlyArray<object>
+          return transformRows ? transformRows(r) : r
+        })),
+      executeStream: () => Stream.die(new Error("executeStream is not supported by the node:sqlite adapter"))
+    }
+
+    const semaphore = yield* Effect.makeSemaphore(1)
+    const acquirer = semaphore.withPermits(1)(Effect.succeed(connection))
+    const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.zipRight(
+          restore(semaphore.take(1)),
+          Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1)))
+        ),
+        connection
+      )
+    )
+    const client = yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer,
+      compiler: Statement.makeCompilerSqlite(),
+      beginTransaction: "BEGIN IMMEDIATE",
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+    const withDb = <A>(f: (db: DatabaseSync) => A) =>
+      Effect.try({ try: () => f(db), catch: (cause) => sqlError(cause, `SQLite: ${cause instanceof Error ? cause.message : String(cause)}`) })
+    return { client, raw: NodeSqliteClient.of({ db, withDb }) }
+  })
+
+/** Provides both `SqlClient` and `NodeSqliteClient`. */
+export const layer = (options: NodeSqliteOptions): Layer.Layer<SqlClient.SqlClient | NodeSqliteClient, SqlError.SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(options), ({ client, raw }) => Context.make(SqlClient.SqlClient, client).pipe(Context.add(NodeSqliteClient, raw)))
+  ).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,77 @@
+/**
+ * Opens `.catalog/index.db` through the node:sqlite `@effect/sql` client and brings its schema up to
+ * date. A file written by a newer schema is refused (`SCHEMA_MIGRATION_REQUIRED`); a missing file is
+ * `MAP_NOT_FOUND` for read-only programs (they never create one).
+ */
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { MapNotFound, SchemaMigrationRequired } from "../errors/index.js"
+import init from "../migrations/0001_init.js"
+import { AppEnv, dataDir } from "../services/AppEnv.js"
+import * as NodeSqlite from "./NodeSqlite.js"
+
+/** Every migration, by `<id>_<name>`; the highest id is the schema version this build writes. */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_init": init
+}
+export const schemaVersion = Math.max(...Object.keys(migrations).map((k) => Number(k.split("_")[0])))
+
+export const indexPath = (dir: string): string => path.join(dir, "index.db")
+
+const checkVersion = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'`
+  if (tables.length === 0) return 0
+  const rows = yield* sql<{ v: number | null }>`SELECT max(migration_id) AS v FROM effect_sql_migrations`
+  const found = rows[0]?.v ?? 0
+  if (found > schemaVersion) {
+    return yield* new SchemaMigrationRequired({
+      message: `The local catalog has schema version ${found}; this build of the tool understands up to ${schemaVersion}.`,
+      fix: "Upgrade local-data-catalog (it migrates the file on the next run), or delete .catalog and re-run `catalog start`."
+    })
+  }
+  return found
+}).pipe(Effect.catchTag("SqlError", Effect.die))
+
+/** For commands that write: creates the folder and file, migrates. */
+export const SqlWriteLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const dir = dataDir(yield* AppEnv)
+    yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true }))
+    const client = NodeSqlite.layer({ filename: indexPath(dir) })
+    const migrate = Layer.effectDiscard(
+      Effect.gen(function*() {
+        const found = yield* checkVersion
+        if (found < schemaVersion) yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(Effect.orDie)
+      })
+    )
+    return migrate.pipe(Layer.provideMerge(client))
+  })
+).pipe(Layer.orDie)
+
+/** For read-only programs: `MAP_NOT_FOUND` when there is no file, `SCHEMA_MIGRATION_REQUIRED` when it is from another schema. */
+export const SqlReadLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const dir = dataDir(yield* AppEnv)
+    const file = indexPath(dir)
+    if (!fs.existsSync(file)) {
+      return yield* new MapNotFound({ message: `There is no local catalog at ${dir} yet.` })
+    }
+    const client = NodeSqlite.layer({ filename: file })
+    const check = Layer.effectDiscard(
+      Effect.gen(function*() {
+        const found = yield* checkVersion
+        if (found !== schemaVersion) {
+          return yield* new SchemaMigrationRequired({
+            message: `The local catalog has schema version ${found}; this build reads version ${schemaVersion}.`,
+            fix: "Run `catalog start` once to migrate it, or delete .catalog and re-scan."
+          })
+        }
+      })
+    )
+    return check.pipe(Layer.provideMerge(Layer.orDie(client)))
+  })
+)

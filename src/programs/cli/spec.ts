@@ -1,0 +1,173 @@
+/**
+ * What `help` says about each command: usage, summary, examples, the options it takes. The
+ * @effect/cli tree in Cli.ts parses; this table documents. A test keeps the two in step.
+ */
+export interface CommandDoc {
+  readonly name: string
+  readonly usage: string
+  readonly summary: string
+  readonly options: ReadonlyArray<{ readonly flag: string; readonly description: string }>
+  readonly examples: ReadonlyArray<string>
+  /** Registry codes this command can exit with (beyond the global ones). */
+  readonly errors: ReadonlyArray<string>
+  readonly writes: boolean
+}
+
+const json = { flag: "--json", description: "machine-readable output on stdout; errors as {\"error\":{\"code\",\"message\",\"fix\"}}" }
+
+export const globalOptions = [
+  json,
+  { flag: "--yes, -y", description: "accept the recommended defaults and confirm destructive actions" },
+  { flag: "--non-interactive", description: "never prompt (also implied off a TTY and when CI is set)" },
+  { flag: "--help, -h", description: "human help for a command" },
+  { flag: "--version", description: "print the tool version" }
+] as const
+
+export const commandDocs: ReadonlyArray<CommandDoc> = [
+  {
+    name: "start",
+    usage: "catalog start [--json]",
+    summary: "Scan every configured source (metadata only), classify every column and write the local catalog in one transaction; reports coverage. Stays local until the machine is paired with a portal.",
+    options: [json],
+    examples: ["catalog start", "catalog start --json | jq .coverage"],
+    errors: ["CONFIG_NOT_FOUND", "CONFIG_INVALID", "NO_SOURCES", "NO_SOURCE_DETECTED", "SOURCE_UNREACHABLE", "SECRET_UNRESOLVED", "SECRET_PLACEHOLDER_UNREPLACED", "DRIVER_MISSING", "SCHEMA_MIGRATION_REQUIRED"],
+    writes: true
+  },
+  {
+    name: "status",
+    usage: "catalog status [--json]",
+    summary: "Counts of datasets, columns and personal-data items per class, the coverage line, catalog-only and the seal (draft).",
+    options: [json],
+    examples: ["catalog status", "catalog status --json"],
+    errors: ["MAP_NOT_FOUND", "SCHEMA_MIGRATION_REQUIRED"],
+    writes: false
+  },
+  {
+    name: "datasets",
+    usage: "catalog datasets [--json]",
+    summary: "List every dataset with its row estimate, column count and highest personal-data class.",
+    options: [json],
+    examples: ["catalog datasets", "catalog datasets --json | jq '.datasets[] | select(.highest != \"not\") | .id'"],
+    errors: ["MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "show",
+    usage: "catalog show <datasetId> [--json]",
+    summary: "One dataset: columns, types, flags with rule, confidence and method, row estimate, lineage (what the MCP tool get_dataset returns).",
+    options: [json],
+    examples: ["catalog show pg/public/customer", "catalog show pg/public/customer --json"],
+    errors: ["MAP_NOT_FOUND", "DESCRIBE_ENTITY_UNKNOWN"],
+    writes: false
+  },
+  {
+    name: "search",
+    usage: "catalog search <words...> [--limit <n>] [--json]",
+    summary: "Ranked hits across datasets, columns and glossary terms, each with why it matched and a snippet.",
+    options: [{ flag: "--limit <n>", description: "how many hits (default 20, max 100)" }, json],
+    examples: ["catalog search email", "catalog search customer birth date --limit 5 --json"],
+    errors: ["INVALID_PARAM", "MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "log",
+    usage: "catalog log [--since <seq|ISO-8601>] [--limit <n>] [--json]",
+    summary: "The append-only change-log, newest first: datasets and columns added or dropped, type changes, reclassifications, human corrections (with who). Default: since the last scan; --since 0 for everything.",
+    options: [{ flag: "--since <seq|timestamp>", description: "a change sequence number or an ISO-8601 timestamp (default: the last scan)" }, { flag: "--limit <n>", description: "how many entries (default 50, max 1000)" }, json],
+    examples: ["catalog log", "catalog log --since 0 --limit 200", "catalog log --since 2026-11-01T00:00:00Z --json"],
+    errors: ["INVALID_PARAM", "MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "classify",
+    usage: "catalog classify set <columnId> <personal|special|criminal|not> | catalog classify clear <columnId>",
+    summary: "Correct a column's personal-data flag (survives every re-scan, attributed to CATALOG_SIGNER_EMAIL or the OS user), or clear the correction to return to the scan's own value.",
+    options: [json],
+    examples: ["catalog classify set pg/public/customer/notes special", "catalog classify clear pg/public/customer/notes"],
+    errors: ["CLASSIFY_INPUT_INVALID", "DESCRIBE_ENTITY_UNKNOWN", "MAP_NOT_FOUND"],
+    writes: true
+  },
+  {
+    name: "sources",
+    usage: "catalog sources [--json] | catalog sources remove <id> [--yes]",
+    summary: "List the configured sources with reachability and staleness, or remove one (from catalog.yml and, with its datasets, from the catalog).",
+    options: [{ flag: "--yes", description: "confirm the removal (required off a TTY)" }, json],
+    examples: ["catalog sources", "catalog sources remove legacy-crm --yes"],
+    errors: ["SOURCE_NOT_FOUND", "CONFIRM_REQUIRED", "CONFIG_NOT_FOUND"],
+    writes: true
+  },
+  {
+    name: "add",
+    usage: "catalog add <postgres|mysql|sqlite> --ref <ENV_VAR_NAME> [--id <id>] [--label <text>] [--region <region>] [--role controller] [--yes] | catalog add manual --from <schema.csv> [--id <id>] --yes",
+    summary: "Add a source to catalog.yml. Only the variable's name is written; when the variable is not set, a placeholder line is added to .env for you to replace.",
+    options: [
+      { flag: "--ref <ENV_VAR_NAME>", description: "name of the variable holding the connection string (postgres://…, mysql://…, or a SQLite file path)" },
+      { flag: "--from <schema.csv>", description: "manual: a data-dictionary CSV with header table,column,type[,description]" },
+      { flag: "--id <id>", description: "source id (default: the kind)" },
+      { flag: "--label <text>", description: "a human label" },
+      { flag: "--region <region>", description: "where the data is hosted (e.g. eu-west-1, us-east-1)" },
+      { flag: "--role controller", description: "the organisation's role for this source's data" },
+      { flag: "--yes", description: "accept defaults" },
+      json
+    ],
+    examples: ["catalog add postgres --ref DATABASE_URL", "catalog add mysql --ref SHOP_DB --region eu-west-1 --label 'Web shop'", "catalog add manual --from docs/schema.csv --yes"],
+    errors: ["ADD_INPUT_INVALID", "DRIVER_MISSING", "CONFIG_INVALID"],
+    writes: true
+  },
+  {
+    name: "test",
+    usage: "catalog test <id> [--json]",
+    summary: "Probe one source: resolve its secret, connect, report the server version and round-trip time.",
+    options: [json],
+    examples: ["catalog test pg", "catalog test pg --json"],
+    errors: ["SOURCE_NOT_FOUND", "SOURCE_UNREACHABLE", "DRIVER_MISSING", "SECRET_UNRESOLVED", "SECRET_PLACEHOLDER_UNREPLACED"],
+    writes: false
+  },
+  {
+    name: "doctor",
+    usage: "catalog doctor [--json]",
+    summary: "Check the setup end to end (runtime, catalog.yml, .env, each secret, each source reachable, the store's version) and print the fix for each problem.",
+    options: [json],
+    examples: ["catalog doctor", "catalog doctor --json | jq '.checks[] | select(.ok | not)'"],
+    errors: [],
+    writes: false
+  },
+  {
+    name: "config",
+    usage: "catalog config [--json] | catalog config catalog-only <on|off>",
+    summary: "Show the settings in effect (files, sources with their variable names, catalog-only, environment), or switch catalog-only: when on, no metadata ever leaves this machine, even when paired.",
+    options: [json],
+    examples: ["catalog config", "catalog config catalog-only on"],
+    errors: ["CONFIG_INPUT_INVALID", "CONFIG_INVALID"],
+    writes: true
+  },
+  {
+    name: "skill",
+    usage: "catalog skill",
+    summary: "Print the versioned markdown playbook for a coding agent driving this CLI.",
+    options: [json],
+    examples: ["catalog skill > CATALOG_SKILL.md"],
+    errors: [],
+    writes: false
+  },
+  {
+    name: "help",
+    usage: "catalog help [command] [--json]",
+    summary: "Every command with usage and examples, the environment variables read, and the full error registry (code, message, fix).",
+    options: [json],
+    examples: ["catalog help --json", "catalog help start --json"],
+    errors: ["INVALID_PARAM"],
+    writes: false
+  }
+]
+
+/** Every environment variable the tool reads. */
+export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly description: string }> = [
+  { name: "CATALOG_CONFIG", description: "path of catalog.yml (default: ./catalog.yml, then .catalog/catalog.yml)" },
+  { name: "CATALOG_DATA", description: "folder of the local catalog (default: ./.catalog); index.db lives there" },
+  { name: "<connectionRef>", description: "each source's connection string, in the variable its connectionRef names (from the environment or ./.env)" },
+  { name: "CATALOG_SECRET_<ref>", description: "alternative name for a source's connection string" },
+  { name: "CATALOG_SIGNER_EMAIL", description: "who human acts (classification corrections) are attributed to; default: the OS user" },
+  { name: "USER / LOGNAME", description: "the OS user, for attribution when CATALOG_SIGNER_EMAIL is not set" },
+  { name: "CI", description: "when set (and not 0/false), never prompt" }
+]

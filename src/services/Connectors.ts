@@ -1,0 +1,41 @@
+/**
+ * The connector port: one implementation per source kind. A connector reads the source's system
+ * catalog (metadata only) and returns a `RawSource`. It never reads a row value and never counts.
+ */
+import { Context, type Effect } from "effect"
+import type { DriverMissing, SourceUnreachable } from "../errors/index.js"
+import type { SourceConfig } from "../domain/Config.js"
+import type { RawSource } from "../domain/Metadata.js"
+
+/** What a connector gets for one run. */
+export interface ConnectorInput {
+  readonly source: SourceConfig
+  /** The resolved connection string (from the variable named by `connectionRef`); `null` for `manual`. */
+  readonly secret: string | null
+  /** Folder of the config file; relative paths (`manual` CSVs, SQLite files) resolve against it. */
+  readonly baseDir: string
+}
+
+/** Result of a probe: reachable, with the server's version when it reports one. */
+export interface ProbeResult {
+  readonly serverVersion: string | null
+  /** e.g. `127.0.0.1:5432/pagila` — never the password. */
+  readonly target: string
+}
+
+export type ConnectorError = SourceUnreachable | DriverMissing
+
+/** One source kind's scanner. */
+export interface Connector {
+  readonly kind: string
+  /** Whether the kind needs a connection string from `connectionRef`. */
+  readonly needsSecret: boolean
+  readonly probe: (input: ConnectorInput) => Effect.Effect<ProbeResult, ConnectorError>
+  readonly scan: (input: ConnectorInput) => Effect.Effect<RawSource, ConnectorError>
+}
+
+/** The registry of connectors by kind. */
+export class Connectors extends Context.Tag("catalog/Connectors")<Connectors, {
+  readonly get: (kind: string) => Effect.Effect<Connector, DriverMissing>
+  readonly kinds: ReadonlyArray<string>
+}>() {}

@@ -1,0 +1,400 @@
+/**
+ * The one read model. The CLI read commands, the MCP tools and the HTTP routes all serialise what
+ * this returns, so the three surfaces cannot disagree. It is built on `StoreReader` only: no writes.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { ChangeEntry, ChangeList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
+import type { ClassValue } from "../domain/Metadata.js"
+import { DatasetNotFound, InvalidParam } from "../errors/index.js"
+import { searchWords, StoreReader, type ChangeRow, type ColumnRow, type DatasetRow, type EdgeRow, type SourceRow } from "./Store.js"
+
+/** What the reader knows of the configuration (optional: the MCP server may run without catalog.yml). */
+export interface ReaderConfig {
+  readonly configuredSources: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly driver: string; readonly label?: string | undefined; readonly region?: string | undefined }> | null
+  readonly catalogOnly: boolean
+  readonly now: () => Date
+}
+export class ReaderConfigTag extends Context.Tag("catalog/ReaderConfig")<ReaderConfigTag, ReaderConfig>() {}
+
+export const searchLimits = { default: 20, max: 100 } as const
+export const changesLimits = { default: 50, max: 1000 } as const
+/** Staleness thresholds (hours): fresh < 24 h ≤ stale-warn < 7 d ≤ stale-loud. */
+export const staleness = { warnHours: 24, loudHours: 24 * 7 } as const
+
+const rank: Record<ClassValue, number> = { not: 0, personal: 1, special: 2, criminal: 3 }
+export const highestClass = (c: ClassCounts): ClassValue => (c.criminal > 0 ? "criminal" : c.special > 0 ? "special" : c.personal > 0 ? "personal" : "not")
+
+export const rowCountDisplay = (estimate: number | null): string =>
+  estimate === null ? "unknown (no planner estimate)" : `~${Math.round(estimate).toLocaleString("en-US")} rows (estimate)`
+
+export const tierOf = (lastOk: string | null, now: Date): StalenessTier => {
+  if (lastOk === null) return "never"
+  const hours = (now.getTime() - Date.parse(lastOk)) / 3_600_000
+  return hours < staleness.warnHours ? "fresh" : hours < staleness.loudHours ? "stale-warn" : "stale-loud"
+}
+
+const classification = (c: ColumnRow): Classification => {
+  const machine = {
+    value: c.m_value,
+    rule: c.m_rule,
+    confidence: c.m_confidence,
+    method: c.m_method,
+    category: c.m_category,
+    evidence: JSON.parse(c.m_evidence) as Array<string>
+  }
+  if (c.o_value === null) return { value: c.m_value, rule: c.m_rule, confidence: c.m_confidence, method: c.m_method, category: c.m_category, overridden: false, machine, drift: false }
+  return {
+    value: c.o_value,
+    rule: "human-override",
+    confidence: 1,
+    method: "human",
+    category: c.o_value === c.m_value ? c.m_category : c.o_value === "not" ? null : c.o_value === "special" ? "special" : c.o_value === "criminal" ? "criminal" : "personal",
+    overridden: true,
+    ...(c.o_by !== null ? { by: c.o_by } : {}),
+    ...(c.o_at !== null ? { at: c.o_at } : {}),
+    machine,
+    drift: c.o_value !== c.m_value
+  }
+}
+
+export const toColumn = (c: ColumnRow): Column => ({
+  id: c.id,
+  name: c.name,
+  position: c.position,
+  type: c.type,
+  nullable: c.nullable === 1,
+  comment: c.comment,
+  primaryKey: c.is_pk === 1,
+  references: c.ref,
+  classification: classification(c)
+})
+
+const toEdge = (e: EdgeRow): LineageEdge => ({
+  id: e.id,
+  from: e.from_id,
+  to: e.to_id,
+  origin: e.origin,
+  resolvable: e.from_known > 0 && e.to_known > 0,
+  createdAt: e.created_at,
+  ...(e.by !== null ? { by: e.by } : {})
+})
+
+const summarizeChange = (r: ChangeRow, d: Record<string, unknown>): string => {
+  switch (r.kind) {
+    case "dataset.added": return `new ${String(d["kind"] ?? "dataset")} ${r.entity} (${String(d["columns"] ?? "?")} columns, ${String(d["personal"] ?? 0)} flagged)`
+    case "dataset.dropped": return `dataset ${r.entity} is gone`
+    case "column.added": return `new column ${r.entity} ${String(d["type"] ?? "")} → ${String(d["classification"] ?? "")}`
+    case "column.dropped": return `column ${r.entity} is gone`
+    case "column.type_changed": return `column ${r.entity} type ${String(d["from"])} → ${String(d["to"])}`
+    case "column.reclassified": return `scan reclassified ${r.entity}: ${String(d["from"])} → ${String(d["to"])} (${String(d["rule"] ?? "")})`
+    case "column.classified": return `${r.by ?? "someone"} set ${r.entity} to ${String(d["to"])} (was ${String(d["from"])})`
+    case "column.classification_cleared": return `${r.by ?? "someone"} cleared the override on ${r.entity}; back to the scan's ${String(d["to"])}`
+    case "source.added": return `source ${r.entity} (${String(d["kind"] ?? "")}) scanned for the first time`
+    case "source.removed": return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
+    default: return `${r.kind} ${r.entity}`
+  }
+}
+
+const toChange = (r: ChangeRow): ChangeEntry => {
+  const detail = JSON.parse(r.detail) as Record<string, unknown>
+  return {
+    seq: r.seq,
+    at: r.at,
+    kind: r.kind,
+    entity: r.entity,
+    source: r.source_id,
+    summary: summarizeChange(r, detail),
+    detail,
+    ...(r.by !== null ? { by: r.by } : {}),
+    scanId: r.scan_id
+  }
+}
+
+/** Parses `limit` (an integer within bounds) or fails with `INVALID_PARAM` naming it. */
+export const parseLimit = (raw: unknown, bounds: { readonly default: number; readonly max: number }, param = "limit") =>
+  Effect.suspend(() => {
+    if (raw === undefined || raw === null || raw === "") return Effect.succeed(bounds.default)
+    const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
+    if (!Number.isInteger(n) || n < 1 || n > bounds.max) {
+      return Effect.fail(new InvalidParam({ message: `${param} must be an integer from 1 to ${bounds.max}; got ${JSON.stringify(raw)}.`, fix: `Pass ${param} between 1 and ${bounds.max} (default ${bounds.default}).`, param }))
+    }
+    return Effect.succeed(n)
+  })
+
+/** `since`: a change sequence number, or an ISO-8601 timestamp. */
+export const parseSince = (raw: unknown): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> =>
+  Effect.suspend((): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> => {
+    if (raw === undefined || raw === null || raw === "") return Effect.succeed(undefined)
+    if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) return Effect.succeed({ seq: raw } as const)
+    if (typeof raw === "string" && /^\d+$/.test(raw.trim())) return Effect.succeed({ seq: Number(raw) } as const)
+    if (typeof raw === "string" && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw.trim()) && !Number.isNaN(Date.parse(raw))) {
+      return Effect.succeed({ at: new Date(raw).toISOString() } as const)
+    }
+    return Effect.fail(new InvalidParam({ message: `since must be a change sequence number or an ISO-8601 timestamp; got ${JSON.stringify(raw)}.`, fix: "Pass since=0 for the whole change-log, a sequence number from a change entry, or a timestamp like 2026-01-31T12:00:00Z.", param: "since" }))
+  })
+
+/** Turns user words into an FTS5 query: each word a quoted prefix term. */
+export const ftsQuery = (words: ReadonlyArray<string>, op: "AND" | "OR"): string | null => {
+  const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) => t.length > 0)
+  if (terms.length === 0) return null
+  return [...new Set(terms)].map((t) => `"${t}"*`).join(` ${op} `)
+}
+
+export class Reader extends Context.Tag("catalog/Reader")<Reader, {
+  readonly status: Effect.Effect<Status>
+  readonly datasets: Effect.Effect<DatasetList>
+  readonly dataset: (id: string) => Effect.Effect<Dataset, DatasetNotFound>
+  readonly search: (q: unknown, limit?: unknown) => Effect.Effect<SearchResult, InvalidParam>
+  readonly lineage: (datasetId?: string) => Effect.Effect<{ readonly dataset: string | null; readonly edges: ReadonlyArray<LineageEdge> }, DatasetNotFound>
+  readonly changes: (since?: unknown, limit?: unknown) => Effect.Effect<ChangeList, InvalidParam>
+  readonly sourceStates: Effect.Effect<ReadonlyArray<SourceState>>
+  readonly provenance: Effect.Effect<Provenance>
+}>() {}
+
+export interface Provenance {
+  readonly seal: "draft"
+  readonly stamp: string
+  readonly generatedAt: string
+  readonly lastScanAt: string | null
+  readonly coverage: Coverage
+  readonly sources: ReadonlyArray<SourceState>
+  readonly classifierMethods: Readonly<Record<string, number>>
+  readonly changeLogHead: { readonly seq: number; readonly at: string } | null
+}
+
+export const ReaderLive = Layer.effect(
+  Reader,
+  Effect.gen(function*() {
+    const store = yield* StoreReader
+    const cfg = yield* ReaderConfigTag
+    const orDie = <A, E>(e: Effect.Effect<A, E>) => Effect.orDie(e)
+
+    const sourceStates = orDie(Effect.gen(function*() {
+      const rows = yield* store.sources
+      const byId = new Map<string, SourceRow>(rows.map((r) => [r.id, r]))
+      const ids = cfg.configuredSources ? cfg.configuredSources.map((s) => s.id) : rows.map((r) => r.id)
+      const now = cfg.now()
+      return ids.map((id): SourceState => {
+        const r = byId.get(id)
+        const conf = cfg.configuredSources?.find((s) => s.id === id)
+        const kind = conf?.kind ?? r?.kind ?? "unknown"
+        return {
+          id,
+          kind,
+          driver: conf?.driver ?? r?.driver ?? "unknown",
+          label: conf?.label ?? r?.label ?? null,
+          region: conf?.region ?? r?.region ?? null,
+          userAuthored: r ? r.user_authored === 1 : false,
+          reachable: r?.status === "ok",
+          status: r ? r.status : "never",
+          error: r && r.error_code !== null ? { code: r.error_code, message: r.error_message ?? "" } : null,
+          serverVersion: r?.server_version ?? null,
+          lastAttemptAt: r?.last_attempt_at ?? null,
+          lastScannedAt: r?.last_ok_at ?? null,
+          staleness: tierOf(r?.last_ok_at ?? null, now),
+          datasets: r?.datasets ?? 0
+        }
+      })
+    }))
+
+    const coverageOf = (states: ReadonlyArray<SourceState>): Coverage => {
+      const reached = states.filter((s) => s.status === "ok").map((s) => s.id)
+      const missing = states.filter((s) => s.status !== "ok").map((s) => s.id)
+      const line = states.length === 0
+        ? "No sources configured."
+        : missing.length === 0
+        ? `All ${states.length} source${states.length === 1 ? "" : "s"} reached.`
+        : `${reached.length} of ${states.length} sources reached; not reached: ${states.filter((s) => s.status !== "ok").map((s) => `${s.id} (${s.error ? s.error.code : "never scanned"})`).join(", ")}.`
+      return { complete: states.length > 0 && missing.length === 0, reached, missing, line }
+    }
+
+    const status = orDie(Effect.gen(function*() {
+      const last = yield* store.lastScan
+      const states = yield* sourceStates
+      const counts = yield* store.classCounts
+      const c: Record<ClassValue, number> = { personal: 0, special: 0, criminal: 0, not: 0 }
+      for (const r of counts) c[r.value] = r.n
+      const ds = yield* store.datasets
+      const ov = yield* store.overrideStats
+      const personalItems = c.personal + c.special + c.criminal
+      return {
+        scanned: last !== null,
+        lastScanAt: last?.finished_at ?? null,
+        sources: states.length,
+        datasets: ds.length,
+        columns: c.personal + c.special + c.criminal + c.not,
+        classes: c,
+        personalDataItems: personalItems,
+        datasetsWithPersonalData: ds.filter((d) => d.personal + d.special + d.criminal > 0).length,
+        overrides: ov.overrides,
+        drift: ov.drift,
+        coverage: coverageOf(states),
+        seal: "draft",
+        catalogOnly: cfg.catalogOnly,
+        upload: cfg.catalogOnly
+          ? "catalog-only is on: no metadata ever leaves this machine, even when paired."
+          : "local only: not paired with a portal, nothing was uploaded.",
+        sourceStates: states
+      } satisfies Status
+    }))
+
+    const datasets = orDie(Effect.gen(function*() {
+      const rows = yield* store.datasets
+      const list = rows.map((d): DatasetSummary => {
+        const classes = { personal: d.personal ?? 0, special: d.special ?? 0, criminal: d.criminal ?? 0, not: d.columns - (d.personal ?? 0) - (d.special ?? 0) - (d.criminal ?? 0) }
+        return {
+          id: d.id,
+          source: d.source_id,
+          schema: d.schema_name,
+          name: d.name,
+          kind: d.kind,
+          rowCount: { estimate: d.row_estimate, display: rowCountDisplay(d.row_estimate), source: d.row_estimate_source },
+          columnCount: d.columns,
+          classes,
+          highest: highestClass(classes)
+        }
+      })
+      return { returned: list.length, total: list.length, truncated: false, datasets: list }
+    }))
+
+    const fullDataset = (d: DatasetRow) => orDie(Effect.gen(function*() {
+      const cols = (yield* store.columnsOf(d.id)).map(toColumn)
+      const edges = (yield* store.edges(d.id)).map(toEdge)
+      const classes: Record<ClassValue, number> = { personal: 0, special: 0, criminal: 0, not: 0 }
+      for (const c of cols) classes[c.classification.value]++
+      return {
+        id: d.id,
+        source: d.source_id,
+        schema: d.schema_name,
+        name: d.name,
+        kind: d.kind,
+        comment: d.comment,
+        rowCount: { estimate: d.row_estimate, display: rowCountDisplay(d.row_estimate), source: d.row_estimate_source },
+        owners: [],
+        classes,
+        columns: cols,
+        lineage: { upstream: edges.filter((e) => e.to === d.id), downstream: edges.filter((e) => e.from === d.id) },
+        firstSeenAt: d.first_seen_at,
+        scannedAt: d.scanned_at
+      } satisfies Dataset
+    }))
+
+    const findDataset = (id: string) =>
+      Effect.flatMap(orDie(store.dataset(id)), (d) =>
+        d === null
+          ? Effect.fail(new DatasetNotFound({ message: `No dataset with id "${id}".`, param: "id", details: { id } }))
+          : Effect.succeed(d))
+
+    const dataset = (id: string) => Effect.flatMap(findDataset(id), fullDataset)
+
+    const search = (q: unknown, rawLimit?: unknown) =>
+      Effect.gen(function*() {
+        const words = typeof q === "string" ? q.split(/\s+/).filter((w) => w.length > 0) : []
+        const match = ftsQuery(words, "AND")
+        if (match === null) {
+          return yield* new InvalidParam({ message: "Search needs words to look for.", fix: "Give one or more words, e.g. `catalog search customer email`.", param: "q" })
+        }
+        const limit = yield* parseLimit(rawLimit, searchLimits)
+        const qtext = words.join(" ")
+        const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) => t.length > 0)
+        let rows = yield* orDie(store.searchDatasets(match, 200))
+        if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, 200))
+        const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
+        const wordsOf = (s: string) => fold(searchWords(s)).split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
+        const matches = (s: string) => {
+          const ws = wordsOf(s)
+          return terms.filter((t) => ws.some((w) => w.startsWith(fold(t))))
+        }
+        const hits: Array<SearchHit> = []
+        for (const r of rows) {
+          const name = r.id.split("/").slice(-1)[0] ?? r.id
+          const dm = matches(name)
+          if (r.title_hit === 1 || dm.length > 0) {
+            hits.push({ kind: "dataset", id: r.id, datasetId: r.id, title: r.id, score: r.score * 1.2, why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`, snippet: r.snippet })
+          }
+          const cols = yield* orDie(store.columnsOf(r.id))
+          for (const c of cols) {
+            const byName = matches(c.name)
+            const byComment = c.comment ? matches(c.comment) : []
+            if (byName.length === 0 && byComment.length === 0) continue
+            const col = toColumn(c)
+            const coverage = new Set([...byName, ...byComment, ...dm]).size / Math.max(1, new Set(terms).size)
+            hits.push({
+              kind: "column",
+              id: c.id,
+              datasetId: r.id,
+              title: `${r.id}.${c.name}`,
+              score: r.score * (byName.length > 0 ? 1 : 0.6) * coverage,
+              why: byName.length > 0
+                ? `column name matches ${byName.map((t) => `"${t}"`).join(", ")}${dm.length > 0 ? " in a dataset whose name matches" : ""}`
+                : `column comment mentions ${byComment.map((t) => `"${t}"`).join(", ")}`,
+              snippet: `${c.name} ${c.type} · ${col.classification.value}${col.classification.category ? ` (${col.classification.category})` : ""}${c.comment ? ` · ${c.comment.slice(0, 80)}` : ""}`,
+              classification: col.classification.value
+            })
+          }
+        }
+        const g = yield* orDie(store.searchGlossary(match, 50))
+        for (const t of g) {
+          hits.push({ kind: "glossary", id: `glossary:${t.term}`, datasetId: null, title: t.term, score: t.score * 1.5, why: `glossary term matches "${qtext}"`, snippet: t.definition.slice(0, 160) })
+        }
+        hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
+        const rounded = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }))
+        const out = rounded.slice(0, limit)
+        return { q: qtext, returned: out.length, total: hits.length, truncated: hits.length > out.length, hits: out } satisfies SearchResult
+      })
+
+    const lineage = (id?: string) =>
+      Effect.gen(function*() {
+        if (id !== undefined) yield* findDataset(id)
+        const edges = (yield* orDie(store.edges(id))).map(toEdge)
+        return { dataset: id ?? null, edges }
+      })
+
+    const changes = (rawSince?: unknown, rawLimit?: unknown) =>
+      Effect.gen(function*() {
+        const limit = yield* parseLimit(rawLimit, changesLimits)
+        const since = yield* parseSince(rawSince)
+        let sinceSeq: number | undefined
+        let sinceAt: string | undefined
+        let sinceLabel: string | null = null
+        if (since === undefined) {
+          const last = yield* orDie(store.lastScan)
+          if (last !== null) {
+            sinceAt = new Date(Date.parse(last.started_at) - 1).toISOString()
+            sinceLabel = `last scan (${last.started_at})`
+          }
+        } else if ("seq" in since) {
+          sinceSeq = since.seq
+          sinceLabel = String(since.seq)
+        } else {
+          sinceAt = since.at
+          sinceLabel = since.at
+        }
+        const { rows, total } = yield* orDie(store.changes({ limit, ...(sinceSeq !== undefined ? { sinceSeq } : {}), ...(sinceAt !== undefined ? { sinceAt } : {}) }))
+        return { since: sinceLabel, returned: rows.length, total, truncated: total > rows.length, changes: rows.map(toChange) } satisfies ChangeList
+      })
+
+    const provenance = orDie(Effect.gen(function*() {
+      const last = yield* store.lastScan
+      const states = yield* sourceStates
+      const head = yield* store.changes({ limit: 1 })
+      const methods: Record<string, number> = {}
+      for (const r of yield* store.methodCounts) methods[r.method] = r.n
+      const h = head.rows[0]
+      return {
+        seal: "draft",
+        stamp: "DRAFT, not an official record",
+        generatedAt: cfg.now().toISOString(),
+        lastScanAt: last?.finished_at ?? null,
+        coverage: coverageOf(states),
+        sources: states,
+        classifierMethods: methods,
+        changeLogHead: h ? { seq: h.seq, at: h.at } : null
+      } satisfies Provenance
+    }))
+
+    return Reader.of({ status, datasets, dataset, search, lineage, changes, sourceStates, provenance })
+  })
+)
+
+export { rank as classRank }

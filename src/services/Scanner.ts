@@ -1,0 +1,124 @@
+/**
+ * `start`: scans every configured source through its connector (metadata only), classifies every
+ * column, and commits the whole result in one transaction. An unreachable source is reported and
+ * skipped; the others are still scanned and stored.
+ */
+import { Effect } from "effect"
+import type { SourceConfig } from "../domain/Config.js"
+import { NoSourceDetected, NoSources, SourceUnreachable, isCatalogError } from "../errors/index.js"
+import { actor, AppEnv } from "./AppEnv.js"
+import { Classifier } from "./Classifier.js"
+import { ConfigFile } from "./ConfigFile.js"
+import { Connectors } from "./Connectors.js"
+import { Secrets } from "./Secrets.js"
+import { Store, type ScanSummary, type SourceOutcome } from "./Store.js"
+
+export interface SourceReport {
+  readonly id: string
+  readonly kind: string
+  readonly reached: boolean
+  readonly datasets: number
+  readonly columns: number
+  readonly personal: number
+  readonly ms: number
+  readonly error: { readonly code: string; readonly message: string; readonly fix: string | null } | null
+}
+
+export interface ScanReport {
+  readonly summary: ScanSummary
+  readonly sources: ReadonlyArray<SourceReport>
+  readonly coverage: { readonly complete: boolean; readonly reached: ReadonlyArray<string>; readonly missing: ReadonlyArray<string>; readonly line: string }
+  readonly upload: string
+}
+
+/** Called as each source finishes; the CLI draws progress on stderr from it. */
+export type Progress = (event: { readonly done: number; readonly total: number; readonly source: string; readonly phase: "start" | "done" | "failed" }) => void
+
+export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
+  effect: Effect.gen(function*() {
+    const env = yield* AppEnv
+    const config = yield* ConfigFile
+    const secrets = yield* Secrets
+    const connectors = yield* Connectors
+    const classifier = yield* Classifier
+    const store = yield* Store
+
+    const scanOne = (source: SourceConfig, baseDir: string) =>
+      Effect.gen(function*() {
+        const connector = yield* connectors.get(source.kind)
+        const secret = yield* secrets.resolve(source, connector.needsSecret)
+        return yield* connector.scan({ source, secret, baseDir })
+      })
+
+    const run = Effect.fn("Scanner.run")(function*(progress: Progress = () => {}) {
+      const startedAt = new Date().toISOString()
+      const loaded = yield* config.load()
+      const sources = loaded.file.sources
+      if (sources.length === 0) {
+        return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
+      }
+      let done = 0
+      const results = yield* Effect.forEach(sources, (source) =>
+        Effect.gen(function*() {
+          progress({ done, total: sources.length, source: source.id, phase: "start" })
+          const t0 = performance.now()
+          const result = yield* Effect.either(scanOne(source, loaded.baseDir))
+          done++
+          progress({ done, total: sources.length, source: source.id, phase: result._tag === "Right" ? "done" : "failed" })
+          return { source, result, ms: Math.round(performance.now() - t0) }
+        }), { concurrency: 4 })
+
+      const outcomes: Array<SourceOutcome> = []
+      const reports: Array<SourceReport> = []
+      for (const { ms, result, source } of results) {
+        const base = { id: source.id, kind: source.kind, driver: source.driver, label: source.label ?? null, region: source.region ?? null, userAuthored: false }
+        if (result._tag === "Right") {
+          const verdicts = classifier.classifySource(result.right.datasets)
+          outcomes.push({ _tag: "Scanned", ...base, serverVersion: result.right.serverVersion, datasets: result.right.datasets, verdicts })
+          const columns = result.right.datasets.reduce((n, d) => n + d.columns.length, 0)
+          const personal = verdicts.reduce((n, vs) => n + vs.filter((v) => v.value !== "not").length, 0)
+          reports.push({ id: source.id, kind: source.kind, reached: true, datasets: result.right.datasets.length, columns, personal, ms, error: null })
+        } else {
+          const e = result.left
+          const unreachable = e instanceof SourceUnreachable
+          outcomes.push({ _tag: "Failed", ...base, status: unreachable ? "unreachable" : "error", errorCode: e.code, errorMessage: e.message })
+          reports.push({ id: source.id, kind: source.kind, reached: false, datasets: 0, columns: 0, personal: 0, ms, error: { code: e.code, message: e.message, fix: isCatalogError(e) ? e.fix : null } })
+        }
+      }
+      const reached = reports.filter((r) => r.reached)
+      if (reached.length === 0) {
+        // One source: its own error is the most useful answer (it names the variable or the host).
+        const only = results.length === 1 ? results[0]!.result : null
+        if (only !== null && only._tag === "Left") return yield* only.left
+        const allSecrets = reports.every((r) => r.error?.code === "SECRET_UNRESOLVED" || r.error?.code === "SECRET_PLACEHOLDER_UNREPLACED")
+        const detail = reports.map((r) => `${r.id}: ${r.error?.code} ${r.error?.message}`).join("; ")
+        if (allSecrets) {
+          return yield* new NoSourceDetected({ message: `Nothing to scan: ${detail}`, details: { sources: reports } })
+        }
+        return yield* new SourceUnreachable({ message: `No source could be reached: ${detail}`, fix: "Fix the sources named above (run `catalog test <id>` for each), then re-run `catalog start`.", details: { sources: reports } })
+      }
+      // Sources that were scanned before but are no longer configured leave the catalog.
+      const previous = yield* Effect.orDie(store.knownSources)
+      const removed = previous.filter((id) => !sources.some((s) => s.id === id))
+      const summary = yield* Effect.orDie(store.commitScan({ startedAt, outcomes, removedSources: removed, by: actor(env) }))
+      const missing = reports.filter((r) => !r.reached)
+      return {
+        summary,
+        sources: reports,
+        coverage: {
+          complete: missing.length === 0,
+          reached: reached.map((r) => r.id),
+          missing: missing.map((r) => r.id),
+          line: missing.length === 0
+            ? `All ${reports.length} source${reports.length === 1 ? "" : "s"} reached.`
+            : `${reached.length} of ${reports.length} sources reached; not reached: ${missing.map((r) => `${r.id} (${r.error?.code})`).join(", ")}.`
+        },
+        upload: loaded.file.catalogOnly
+          ? "Stayed local: catalog-only is on, so no metadata ever leaves this machine."
+          : "Stayed local: this machine is not paired with a portal, so nothing was uploaded."
+      } satisfies ScanReport
+    })
+
+    return { run } as const
+  })
+}) {}

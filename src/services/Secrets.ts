@@ -1,0 +1,72 @@
+/**
+ * A source's connection secret: the variable named by `connectionRef`, or `CATALOG_SECRET_<ref>`.
+ * The value is never written anywhere; only the variable's name appears in messages.
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { SourceConfig } from "../domain/Config.js"
+import { SecretPlaceholderUnreplaced, SecretUnresolved } from "../errors/index.js"
+import { AppEnv } from "./AppEnv.js"
+
+/** What `add` writes into `.env` when the variable is missing; recognised as "not replaced yet". */
+export const placeholderPrefix = "replace-me://"
+export const placeholderFor = (kind: string): string => `${placeholderPrefix}${kind}-connection-string`
+export const isPlaceholder = (v: string): boolean => v.startsWith(placeholderPrefix)
+
+/** Which variable names are looked up for a source, in order. */
+export const secretVariables = (ref: string): ReadonlyArray<string> => [ref, `CATALOG_SECRET_${ref}`]
+
+/** Every distinct secret value of the configured sources (for redaction). */
+export const knownSecretValues = (env: Readonly<Record<string, string | undefined>>, sources: ReadonlyArray<SourceConfig>): ReadonlyArray<string> =>
+  sources.flatMap((s) => (s.connectionRef ? secretVariables(s.connectionRef).map((v) => env[v]) : [])).filter(
+    (v): v is string => v !== undefined && v.length >= 4
+  )
+
+export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
+  effect: Effect.gen(function*() {
+    const env = yield* AppEnv
+    /** The connection string of a source, or `null` for kinds without one (manual). */
+    const resolve = Effect.fn("Secrets.resolve")(function*(source: SourceConfig, required: boolean) {
+      const ref = source.connectionRef
+      if (ref === undefined) {
+        if (!required) return null
+        return yield* new SecretUnresolved({
+          message: `Source "${source.id}" has no connectionRef.`,
+          fix: `Add connectionRef: <ENV_VAR_NAME> to source "${source.id}" in catalog.yml and set that variable in .env.`,
+          param: "connectionRef"
+        })
+      }
+      for (const name of secretVariables(ref)) {
+        const v = env.env[name]
+        if (v === undefined || v === "") continue
+        if (isPlaceholder(v)) {
+          return yield* new SecretPlaceholderUnreplaced({
+            message: `${name} (source "${source.id}") still holds the placeholder written by \`catalog add\`.`,
+            fix: `Replace the value of ${name} in ${path.join(env.cwd, ".env")} with the real connection string.`,
+            param: name
+          })
+        }
+        return v
+      }
+      return yield* new SecretUnresolved({
+        message: `${ref} is not set (source "${source.id}").`,
+        fix: `Set ${ref} (or CATALOG_SECRET_${ref}) to the connection string, in the environment or in ${path.join(env.cwd, ".env")}.`,
+        param: ref
+      })
+    })
+
+    /** Appends `NAME="placeholder"` to `.env` when NAME is not set anywhere; returns whether it wrote. */
+    const writePlaceholder = Effect.fn("Secrets.writePlaceholder")(function*(name: string, kind: string) {
+      const file = path.join(env.cwd, ".env")
+      return yield* Effect.sync(() => {
+        const existing = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+        if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(existing)) return false
+        const sep = existing === "" || existing.endsWith("\n") ? "" : "\n"
+        fs.writeFileSync(file, `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${placeholderFor(kind)}"\n`, { mode: 0o600 })
+        return true
+      })
+    })
+    return { resolve, writePlaceholder } as const
+  })
+}) {}

@@ -1,0 +1,422 @@
+/**
+ * The only code that touches `index.db`. `StoreReader` is the read half (given to the MCP and HTTP
+ * programs); `Store` adds the writes (scan commit, human corrections), for the CLI only.
+ */
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
+import type { DatasetKind, RawColumn, RawDataset, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
+import { NodeSqliteClient } from "../layers/NodeSqlite.js"
+
+// ── identifiers ──────────────────────────────────────────────────────────────────────────────
+const enc = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F")
+/** `<source>/<schema>/<table>`, a `/` inside a name percent-encoded. */
+export const datasetId = (source: string, schema: string, name: string): string => `${enc(source)}/${enc(schema)}/${enc(name)}`
+export const columnId = (dataset: string, column: string): string => `${dataset}/${enc(column)}`
+export const edgeId = (from: string, to: string, origin: string): string =>
+  `e_${createHash("sha1").update(`${origin}\u0000${from}\u0000${to}`).digest("hex").slice(0, 12)}`
+
+/** Splits names into words for the search index: `customerEmail_addr` → `customer email addr`. */
+export const searchWords = (s: string): string =>
+  s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").replace(/[_\-./]+/g, " ")
+
+// ── rows ─────────────────────────────────────────────────────────────────────────────────────
+export interface DatasetRow {
+  readonly rowid: number
+  readonly id: string
+  readonly source_id: string
+  readonly schema_name: string
+  readonly name: string
+  readonly kind: string
+  readonly comment: string | null
+  readonly row_estimate: number | null
+  readonly row_estimate_source: string
+  readonly first_seen_at: string
+  readonly scanned_at: string
+}
+export interface ColumnRow {
+  readonly id: string
+  readonly dataset_id: string
+  readonly position: number
+  readonly name: string
+  readonly type: string
+  readonly nullable: number
+  readonly comment: string | null
+  readonly is_pk: number
+  readonly ref: string | null
+  readonly m_value: ClassValue
+  readonly m_rule: string
+  readonly m_confidence: number
+  readonly m_method: string
+  readonly m_category: string | null
+  readonly m_evidence: string
+  readonly o_value: ClassValue | null
+  readonly o_by: string | null
+  readonly o_at: string | null
+}
+export interface SourceRow {
+  readonly id: string
+  readonly kind: string
+  readonly driver: string
+  readonly label: string | null
+  readonly region: string | null
+  readonly user_authored: number
+  readonly status: "ok" | "unreachable" | "error"
+  readonly error_code: string | null
+  readonly error_message: string | null
+  readonly server_version: string | null
+  readonly last_attempt_at: string
+  readonly last_ok_at: string | null
+  readonly datasets: number
+}
+export interface EdgeRow {
+  readonly id: string
+  readonly from_id: string
+  readonly to_id: string
+  readonly origin: "scan" | "dbt" | "user"
+  readonly created_at: string
+  readonly by: string | null
+  readonly from_known: number
+  readonly to_known: number
+}
+export interface ChangeRow {
+  readonly seq: number
+  readonly at: string
+  readonly scan_id: number | null
+  readonly kind: string
+  readonly entity: string
+  readonly source_id: string | null
+  readonly detail: string
+  readonly by: string | null
+}
+export interface GlossaryRow {
+  readonly term: string
+  readonly definition: string
+  readonly datasets: string
+  readonly updated_at: string
+  readonly by: string | null
+}
+export interface ScanRow {
+  readonly id: number
+  readonly started_at: string
+  readonly finished_at: string
+  readonly sources_total: number
+  readonly sources_ok: number
+  readonly changes: number
+}
+
+// ── scan input ───────────────────────────────────────────────────────────────────────────────
+/** One source's outcome in a scan. */
+export type SourceOutcome =
+  | {
+    readonly _tag: "Scanned"
+    readonly id: string
+    readonly kind: string
+    readonly driver: string
+    readonly label: string | null
+    readonly region: string | null
+    readonly userAuthored: boolean
+    readonly serverVersion: string | null
+    readonly datasets: ReadonlyArray<RawDataset>
+    readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
+  }
+  | {
+    readonly _tag: "Failed"
+    readonly id: string
+    readonly kind: string
+    readonly driver: string
+    readonly label: string | null
+    readonly region: string | null
+    readonly userAuthored: boolean
+    readonly status: "unreachable" | "error"
+    readonly errorCode: string
+    readonly errorMessage: string
+  }
+
+export interface ScanSummary {
+  readonly scanId: number
+  readonly changes: number
+  readonly added: number
+  readonly dropped: number
+  readonly changed: number
+  readonly unchanged: number
+  readonly reclassified: number
+}
+
+const fingerprint = (ds: RawDataset, verdicts: ReadonlyArray<ColumnVerdict>): string => {
+  const h = createHash("sha1")
+  h.update(`${ds.kind}\u0001${ds.comment ?? ""}\u0001`)
+  ds.columns.forEach((c, i) => {
+    const v = verdicts[i]!
+    h.update(`${c.name}\u0002${c.type}\u0002${c.nullable ? 1 : 0}\u0002${c.comment ?? ""}\u0002${c.isPrimaryKey ? 1 : 0}\u0002${c.references ? `${c.references.schema}.${c.references.table}.${c.references.column}` : ""}\u0002${v.value}\u0002${v.rule}\u0002${v.confidence}\u0002${v.category ?? ""}\u0003`)
+  })
+  for (const d of ds.dependsOn) h.update(`${d.schema}.${d.name};`)
+  return h.digest("base64")
+}
+
+const colRef = (sourceId: string, c: RawColumn): string | null =>
+  c.references ? columnId(datasetId(sourceId, c.references.schema, c.references.table), c.references.column) : null
+
+/** Reads only. */
+export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader, {
+  readonly lastScan: Effect.Effect<ScanRow | null, SqlError.SqlError>
+  readonly sources: Effect.Effect<ReadonlyArray<SourceRow>, SqlError.SqlError>
+  readonly datasets: Effect.Effect<ReadonlyArray<DatasetRow & { readonly columns: number; readonly personal: number; readonly special: number; readonly criminal: number }>, SqlError.SqlError>
+  readonly dataset: (id: string) => Effect.Effect<DatasetRow | null, SqlError.SqlError>
+  readonly columnsOf: (datasetId: string) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
+  readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
+  readonly columnsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
+  readonly classCounts: Effect.Effect<{ readonly value: ClassValue; readonly n: number }[], SqlError.SqlError>
+  readonly methodCounts: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly n: number }>, SqlError.SqlError>
+  readonly overrideStats: Effect.Effect<{ readonly overrides: number; readonly drift: number }, SqlError.SqlError>
+  readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>
+  readonly changes: (opts: { readonly sinceSeq?: number; readonly sinceAt?: string; readonly limit: number }) => Effect.Effect<{ readonly rows: ReadonlyArray<ChangeRow>; readonly total: number }, SqlError.SqlError>
+  readonly glossary: Effect.Effect<ReadonlyArray<GlossaryRow>, SqlError.SqlError>
+  readonly searchDatasets: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly score: number; readonly title_hit: number; readonly snippet: string }>, SqlError.SqlError>
+  readonly searchGlossary: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly term: string; readonly definition: string; readonly score: number }>, SqlError.SqlError>
+}>() {}
+
+/** Reads and writes: the CLI's store. */
+export class Store extends Context.Tag("catalog/Store")<Store, {
+  readonly knownSources: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  readonly commitScan: (input: { readonly startedAt: string; readonly outcomes: ReadonlyArray<SourceOutcome>; readonly removedSources: ReadonlyArray<string>; readonly by: string }) => Effect.Effect<ScanSummary, SqlError.SqlError>
+  readonly setOverride: (columnId: string, value: ClassValue, by: string) => Effect.Effect<{ readonly previous: ClassValue }, SqlError.SqlError>
+  readonly clearOverride: (columnId: string, by: string) => Effect.Effect<{ readonly cleared: boolean; readonly restored: ClassValue }, SqlError.SqlError>
+  readonly removeSource: (id: string, by: string) => Effect.Effect<{ readonly datasets: number }, SqlError.SqlError>
+}>() {}
+
+const now = () => new Date().toISOString()
+
+export const StoreReaderLive = Layer.effect(
+  StoreReader,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const COLS = sql`c.id, c.dataset_id, c.position, c.name, c.type, c.nullable, c.comment, c.is_pk, c.ref, c.m_value, c.m_rule, c.m_confidence, c.m_method, c.m_category, c.m_evidence, o.value AS o_value, o.by AS o_by, o.at AS o_at`
+    return StoreReader.of({
+      lastScan: sql<ScanRow>`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
+      sources: sql<SourceRow>`SELECT s.*, (SELECT count(*) FROM datasets d WHERE d.source_id = s.id) AS datasets FROM sources s ORDER BY s.id`,
+      datasets: sql`
+        SELECT d.rowid, d.*, count(c.id) AS columns,
+          sum(coalesce(o.value, c.m_value) = 'personal') AS personal,
+          sum(coalesce(o.value, c.m_value) = 'special') AS special,
+          sum(coalesce(o.value, c.m_value) = 'criminal') AS criminal
+        FROM datasets d LEFT JOIN columns c ON c.dataset_id = d.id LEFT JOIN overrides o ON o.column_id = c.id
+        GROUP BY d.id ORDER BY d.id`,
+      dataset: (id) => sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
+      columnsOf: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
+      column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
+      columnsByIds: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.id", ids)}`,
+      classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),
+      methodCounts: sql<{ method: string; n: number }>`SELECT CASE WHEN o.value IS NULL THEN c.m_method ELSE 'human' END AS method, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1 ORDER BY 1`,
+      overrideStats: sql<{ overrides: number; drift: number }>`SELECT count(*) AS overrides, coalesce(sum(o.value <> c.m_value), 0) AS drift FROM overrides o JOIN columns c ON c.id = o.column_id`.pipe(Effect.map((r) => r[0] ?? { overrides: 0, drift: 0 })),
+      edges: (id) => {
+        const base = sql`SELECT l.*, (SELECT count(*) FROM datasets WHERE id = l.from_id) AS from_known, (SELECT count(*) FROM datasets WHERE id = l.to_id) AS to_known FROM lineage l`
+        return id === undefined
+          ? sql<EdgeRow>`${base} ORDER BY l.from_id, l.to_id, l.origin`
+          : sql<EdgeRow>`${base} WHERE l.from_id = ${id} OR l.to_id = ${id} ORDER BY l.from_id, l.to_id, l.origin`
+      },
+      changes: ({ limit, sinceAt, sinceSeq }) =>
+        Effect.gen(function*() {
+          const where = sinceSeq !== undefined ? sql`WHERE seq > ${sinceSeq}` : sinceAt !== undefined ? sql`WHERE at > ${sinceAt}` : sql``
+          const rows = yield* sql<ChangeRow>`SELECT * FROM changes ${where} ORDER BY seq DESC LIMIT ${limit}`
+          const total = yield* sql<{ n: number }>`SELECT count(*) AS n FROM changes ${where}`
+          return { rows, total: total[0]?.n ?? 0 }
+        }),
+      glossary: sql<GlossaryRow>`SELECT * FROM glossary ORDER BY term COLLATE NOCASE`,
+      searchDatasets: (match, limit) =>
+        sql<{ id: string; score: number; title_hit: number; snippet: string }>`
+          SELECT d.id, -bm25(search_fts, 10.0, 4.0, 1.0) AS score,
+            (highlight(search_fts, 0, '[', ']') <> title) AS title_hit,
+            snippet(search_fts, -1, '[', ']', '…', 12) AS snippet
+          FROM search_fts JOIN datasets d ON d.rowid = search_fts.rowid
+          WHERE search_fts MATCH ${match} ORDER BY bm25(search_fts, 10.0, 4.0, 1.0) LIMIT ${limit}`,
+      searchGlossary: (match, limit) =>
+        sql<{ term: string; definition: string; score: number }>`
+          SELECT g.term, g.definition, -bm25(glossary_fts, 10.0, 1.0) AS score FROM glossary_fts JOIN glossary g ON g.rowid = glossary_fts.rowid
+          WHERE glossary_fts MATCH ${match} ORDER BY bm25(glossary_fts, 10.0, 1.0) LIMIT ${limit}`
+    })
+  })
+)
+
+export const StoreLive = Layer.effect(
+  Store,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const raw = yield* NodeSqliteClient
+
+    const commitScan: Store["Type"]["commitScan"] = ({ by, outcomes, removedSources, startedAt }) =>
+      sql.withTransaction(raw.withDb((db) => {
+        const at = now()
+        const scanRes = db.prepare("INSERT INTO scans (started_at, finished_at, sources_total, sources_ok, changes) VALUES (?, ?, ?, ?, 0)")
+          .run(startedAt, at, outcomes.length, outcomes.filter((o) => o._tag === "Scanned").length)
+        const scanId = Number(scanRes.lastInsertRowid)
+        const logStmt = db.prepare("INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let changes = 0
+        const log = (kind: string, entity: string, source: string | null, detail: object, who: string | null = null) => {
+          logStmt.run(at, scanId, kind, entity, source, JSON.stringify(detail), who)
+          changes++
+        }
+        let added = 0, dropped = 0, changed = 0, unchanged = 0, reclassified = 0
+
+        const delCols = db.prepare("DELETE FROM columns WHERE dataset_id = ?")
+        const delFts = db.prepare("DELETE FROM search_fts WHERE rowid = ?")
+        const delDs = db.prepare("DELETE FROM datasets WHERE id = ?")
+        const insDs = db.prepare("INSERT INTO datasets (id, source_id, schema_name, name, kind, comment, row_estimate, row_estimate_source, fingerprint, first_seen_at, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        const updDs = db.prepare("UPDATE datasets SET kind = ?, comment = ?, row_estimate = ?, row_estimate_source = ?, fingerprint = ?, scanned_at = ? WHERE id = ?")
+        const updEst = db.prepare("UPDATE datasets SET row_estimate = ?, row_estimate_source = ?, scanned_at = ? WHERE id = ?")
+        const insCol = db.prepare("INSERT INTO columns (id, dataset_id, position, name, type, nullable, comment, is_pk, ref, m_value, m_rule, m_confidence, m_method, m_category, m_evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        const insFts = db.prepare("INSERT INTO search_fts (rowid, title, columns, body) VALUES (?, ?, ?, ?)")
+        const selCols = db.prepare("SELECT id, name, type, m_value, m_rule FROM columns WHERE dataset_id = ?")
+        const upSource = db.prepare(`INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, driver = excluded.driver, label = excluded.label, region = excluded.region,
+            user_authored = excluded.user_authored, status = excluded.status, error_code = excluded.error_code, error_message = excluded.error_message,
+            server_version = coalesce(excluded.server_version, sources.server_version), last_attempt_at = excluded.last_attempt_at,
+            last_ok_at = coalesce(excluded.last_ok_at, sources.last_ok_at)`)
+
+        const dropDataset = (id: string, rowid: number, source: string) => {
+          delCols.run(id)
+          delFts.run(rowid)
+          delDs.run(id)
+          dropped++
+          log("dataset.dropped", id, source, {})
+        }
+
+        for (const sid of removedSources) {
+          const rows = db.prepare("SELECT id, rowid FROM datasets WHERE source_id = ?").all(sid) as Array<{ id: string; rowid: number }>
+          for (const r of rows) dropDataset(r.id, r.rowid, sid)
+          db.prepare("DELETE FROM lineage WHERE source_id = ? AND origin <> 'user'").run(sid)
+          db.prepare("DELETE FROM sources WHERE id = ?").run(sid)
+          log("source.removed", sid, sid, { datasets: rows.length, reason: "no longer in catalog.yml" }, by)
+        }
+
+        for (const o of outcomes) {
+          if (o._tag === "Failed") {
+            upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, o.status, o.errorCode, o.errorMessage, null, at, null)
+            continue
+          }
+          const isNewSource = db.prepare("SELECT 1 FROM sources WHERE id = ?").get(o.id) === undefined
+          upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, "ok", null, null, o.serverVersion, at, at)
+          if (isNewSource) log("source.added", o.id, o.id, { kind: o.kind })
+          const previous = new Map<string, { rowid: number; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>()
+          for (const r of db.prepare("SELECT rowid, id, fingerprint, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(o.id) as Array<{ rowid: number; id: string; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>) {
+            previous.set(r.id, r)
+          }
+          const seen = new Set<string>()
+          o.datasets.forEach((ds, i) => {
+            const verdicts = o.verdicts[i]!
+            const id = datasetId(o.id, ds.schema, ds.name)
+            if (seen.has(id)) return
+            seen.add(id)
+            const fp = fingerprint(ds, verdicts)
+            const prev = previous.get(id)
+            if (prev && prev.fingerprint === fp) {
+              unchanged++
+              if (prev.row_estimate !== ds.rowEstimate || prev.row_estimate_source !== ds.rowEstimateSource) updEst.run(ds.rowEstimate, ds.rowEstimateSource, at, id)
+              return
+            }
+            let rowid: number
+            if (prev) {
+              changed++
+              const before = new Map((selCols.all(id) as Array<{ id: string; name: string; type: string; m_value: ClassValue; m_rule: string }>).map((c) => [c.name, c]))
+              const after = new Set(ds.columns.map((c) => c.name))
+              ds.columns.forEach((c, j) => {
+                const b = before.get(c.name)
+                const cid = columnId(id, c.name)
+                const v = verdicts[j]!
+                if (!b) log("column.added", cid, o.id, { type: c.type, classification: v.value })
+                else {
+                  if (b.type !== c.type) log("column.type_changed", cid, o.id, { from: b.type, to: c.type })
+                  if (b.m_value !== v.value) {
+                    reclassified++
+                    log("column.reclassified", cid, o.id, { from: b.m_value, to: v.value, rule: v.rule, by: "scan" })
+                  }
+                }
+              })
+              for (const [name, b] of before) if (!after.has(name)) log("column.dropped", b.id, o.id, { type: b.type })
+              delCols.run(id)
+              delFts.run(prev.rowid)
+              updDs.run(ds.kind, ds.comment, ds.rowEstimate, ds.rowEstimateSource, fp, at, id)
+              rowid = prev.rowid
+            } else {
+              added++
+              const personal = verdicts.filter((v) => v.value !== "not").length
+              log("dataset.added", id, o.id, { kind: ds.kind, columns: ds.columns.length, personal })
+              rowid = Number(insDs.run(id, o.id, ds.schema, ds.name, ds.kind, ds.comment, ds.rowEstimate, ds.rowEstimateSource, fp, at, at).lastInsertRowid)
+            }
+            const names: Array<string> = []
+            const comments: Array<string> = ds.comment ? [ds.comment] : []
+            ds.columns.forEach((c, j) => {
+              const v = verdicts[j]!
+              insCol.run(columnId(id, c.name), id, c.position, c.name, c.type, c.nullable ? 1 : 0, c.comment, c.isPrimaryKey ? 1 : 0, colRef(o.id, c), v.value, v.rule, v.confidence, v.method, v.category, JSON.stringify(v.evidence))
+              names.push(c.name === searchWords(c.name) ? c.name : `${c.name} ${searchWords(c.name)}`)
+              if (c.comment) comments.push(c.comment)
+            })
+            insFts.run(rowid, `${ds.schema} ${ds.name} ${searchWords(ds.name)}`, names.join(" "), comments.join(" "))
+          })
+          for (const [id, prev] of previous) if (!seen.has(id)) dropDataset(id, prev.rowid, o.id)
+
+          // Scan lineage is regenerated: stale edges disappear, user edges are never touched.
+          const oldEdges = new Set((db.prepare("SELECT id FROM lineage WHERE source_id = ? AND origin = 'scan'").all(o.id) as Array<{ id: string }>).map((r) => r.id))
+          const insEdge = db.prepare("INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (?, ?, ?, 'scan', ?, ?, NULL)")
+          const delEdge = db.prepare("DELETE FROM lineage WHERE id = ?")
+          const newEdges = new Set<string>()
+          for (const ds of o.datasets) {
+            const to = datasetId(o.id, ds.schema, ds.name)
+            for (const dep of ds.dependsOn) {
+              const from = datasetId(o.id, dep.schema, dep.name)
+              const eid = edgeId(from, to, "scan")
+              newEdges.add(eid)
+              if (!oldEdges.has(eid)) insEdge.run(eid, from, to, o.id, at)
+            }
+          }
+          for (const eid of oldEdges) if (!newEdges.has(eid)) delEdge.run(eid)
+        }
+        db.prepare("UPDATE scans SET changes = ? WHERE id = ?").run(changes, scanId)
+        return { scanId, changes, added, dropped, changed, unchanged, reclassified }
+      }))
+
+    const setOverride: Store["Type"]["setOverride"] = (cid, value, by) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${cid}`
+        const prev = rows[0]
+        const previous = prev?.o_value ?? prev?.m_value ?? "not"
+        const at = now()
+        yield* sql`INSERT INTO overrides (column_id, value, by, at) VALUES (${cid}, ${value}, ${by}, ${at}) ON CONFLICT(column_id) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`
+        if (previous !== value || prev?.o_value === null) {
+          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'column.classified', ${cid}, NULL, ${JSON.stringify({ from: previous, to: value, machine: prev?.m_value ?? null })}, ${by})`
+        }
+        return { previous }
+      }))
+
+    const clearOverride: Store["Type"]["clearOverride"] = (cid, by) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${cid}`
+        const r = rows[0]
+        if (!r || r.o_value === null) return { cleared: false, restored: r?.m_value ?? "not" }
+        yield* sql`DELETE FROM overrides WHERE column_id = ${cid}`
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'column.classification_cleared', ${cid}, NULL, ${JSON.stringify({ from: r.o_value, to: r.m_value })}, ${by})`
+        return { cleared: true, restored: r.m_value }
+      }))
+
+    const removeSource: Store["Type"]["removeSource"] = (id, by) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const n = yield* sql<{ n: number }>`SELECT count(*) AS n FROM datasets WHERE source_id = ${id}`
+        const datasets = n[0]?.n ?? 0
+        yield* sql`DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM datasets WHERE source_id = ${id})`
+        yield* sql`DELETE FROM columns WHERE dataset_id IN (SELECT id FROM datasets WHERE source_id = ${id})`
+        yield* sql`DELETE FROM datasets WHERE source_id = ${id}`
+        yield* sql`DELETE FROM lineage WHERE source_id = ${id} AND origin <> 'user'`
+        const existed = yield* sql`DELETE FROM sources WHERE id = ${id} RETURNING id`
+        if (existed.length > 0 || datasets > 0) {
+          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'source.removed', ${id}, ${id}, ${JSON.stringify({ datasets })}, ${by})`
+        }
+        return { datasets }
+      }))
+
+    const knownSources = sql<{ id: string }>`SELECT id FROM sources ORDER BY id`.pipe(Effect.map((r) => r.map((x) => x.id)))
+    return Store.of({ knownSources, commitScan, setOverride, clearOverride, removeSource })
+  })
+)
+
+export type { DatasetKind }
