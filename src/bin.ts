@@ -4,6 +4,7 @@
  * loads `.env` from the working folder, then lazy-loads the program for the command.
  */
 import * as fs from "node:fs"
+import * as module from "node:module"
 import * as path from "node:path"
 
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
@@ -27,6 +28,9 @@ process.emitWarning = ((warning: string | Error, ...rest: Array<unknown>) => {
   if (/SQLite is an experimental feature/i.test(text)) return
   return (emitWarning as (w: string | Error, ...r: Array<unknown>) => void)(warning, ...rest)
 }) as typeof process.emitWarning
+
+// Cache compiled code between runs: most of a cold start is compiling the bundle.
+module.enableCompileCache?.()
 
 const envFile = path.join(process.cwd(), ".env")
 if (fs.existsSync(envFile)) {

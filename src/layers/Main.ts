@@ -7,9 +7,6 @@ import { ConfigFile } from "../services/ConfigFile.js"
 import { ReaderConfigTag, ReaderLive } from "../services/Reader.js"
 import { Secrets } from "../services/Secrets.js"
 import { StoreLive, StoreReaderLive } from "../services/Store.js"
-import { Scanner } from "../services/Scanner.js"
-import { Classifier } from "../services/Classifier.js"
-import { ConnectorsLive } from "./connectors/index.js"
 import { SqlReadLive, SqlWriteLive } from "./Sql.js"
 
 /** What the reader knows of catalog.yml, when there is one (a broken file only loses coverage detail). */
@@ -36,10 +33,14 @@ export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
   Layer.provide(SqlWriteLive)
 )
 
-/** Everything `start` needs. */
-export const ScanLive = Scanner.Default.pipe(
+/**
+ * The connectors (pg, mysql2, csv-parse) and the classifier's vocabularies are loaded only by the
+ * commands that use them: a `status` never pays for them at start-up.
+ */
+export const ConnectorsLazy = Layer.unwrapEffect(Effect.promise(() => import("./connectors/index.js")).pipe(Effect.map((m) => m.ConnectorsLive)))
+
+/** Everything `start` needs (loaded on demand). */
+export const ScanLive = Layer.unwrapEffect(Effect.promise(() => import("./Scan.js")).pipe(Effect.map((m) => m.ScanLive))).pipe(
   Layer.provideMerge(WriteLive),
-  Layer.provide(Secrets.Default),
-  Layer.provide(ConnectorsLive),
-  Layer.provide(Classifier.Default)
+  Layer.provide(Secrets.Default)
 )

@@ -41,7 +41,7 @@ export const SqlWriteLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const dir = dataDir(yield* AppEnv)
     yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true }))
-    const client = NodeSqlite.layer({ filename: indexPath(dir) })
+    const client = Layer.orDie(NodeSqlite.layer({ filename: indexPath(dir) }))
     const migrate = Layer.effectDiscard(
       Effect.gen(function*() {
         const found = yield* checkVersion
@@ -50,7 +50,7 @@ export const SqlWriteLive = Layer.unwrapEffect(
     )
     return migrate.pipe(Layer.provideMerge(client))
   })
-).pipe(Layer.orDie)
+)
 
 /** For read-only programs: `MAP_NOT_FOUND` when there is no file, `SCHEMA_MIGRATION_REQUIRED` when it is from another schema. */
 export const SqlReadLive = Layer.unwrapEffect(

@@ -9,10 +9,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { builtinKinds, defaultDriver, type SourceConfig } from "../../domain/Config.js"
 import { classValues, type ClassValue } from "../../domain/Metadata.js"
-import { AddInputInvalid, ClassifyInputInvalid, cliRegistry, ConfigInputInvalid, ConfirmRequired, DescribeEntityUnknown, InvalidParam, SourceNotFound } from "../../errors/index.js"
-import { ScanLive, WriteLive, ReadLive } from "../../layers/Main.js"
-import { ConnectorsLive } from "../../layers/connectors/index.js"
-import { parseSchemaCsv } from "../../layers/connectors/ManualCsv.js"
+import { AddInputInvalid, ClassifyInputInvalid, cliRegistry, ConfigInputInvalid, ConfirmRequired, DescribeEntityUnknown, InvalidParam, NoSources, SourceNotFound } from "../../errors/index.js"
+import { ConnectorsLazy, ScanLive, WriteLive, ReadLive } from "../../layers/Main.js"
 import { actor, AppEnv } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { Connectors } from "../../services/Connectors.js"
@@ -31,6 +29,13 @@ const pct = (n: number) => `${Math.round(n * 100)}%`
 // ── start ────────────────────────────────────────────────────────────────────────────────────
 const start = Command.make("start", {}, () =>
   Effect.gen(function*() {
+    // Config problems are reported before the catalog file is created or opened.
+    const loaded = yield* (yield* ConfigFile).load()
+    if (loaded.file.sources.length === 0) return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
+    yield* scan
+  }))
+
+const scan = Effect.gen(function*() {
     const scanner = yield* Scanner
     const env = yield* AppEnv
     const flags = yield* CliFlags
@@ -55,7 +60,7 @@ const start = Command.make("start", {}, () =>
       ]
       return lines.join("\n")
     })
-  }).pipe(Effect.provide(ScanLive)))
+  }).pipe(Effect.provide(ScanLive))
 
 // ── status ───────────────────────────────────────────────────────────────────────────────────
 const status = Command.make("status", {}, () =>
@@ -256,6 +261,7 @@ const add = Command.make("add", {
       if (from === undefined) return yield* new AddInputInvalid({ message: "A manual source needs --from <schema.csv>.", fix: "catalog add manual --from <schema.csv> --yes (header: table,column,type[,description]).", param: "from" })
       const abs = path.resolve(env.cwd, from)
       if (!fs.existsSync(abs)) return yield* new AddInputInvalid({ message: `${from} does not exist.`, fix: "Pass the path of a data-dictionary CSV with --from.", param: "from" })
+      const { parseSchemaCsv } = yield* Effect.promise(() => import("../../layers/connectors/ManualCsv.js"))
       const parsed = yield* parseSchemaCsv(fs.readFileSync(abs, "utf8"), from)
       preview = { tables: parsed.length, columns: parsed.reduce((n, d) => n + d.columns.length, 0) }
       const cfgDir = path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
@@ -287,7 +293,7 @@ const add = Command.make("add", {
       ...(x.envPlaceholder ? [yellow(`${x.source.connectionRef} was not set: a placeholder line was added to .env — replace it with the real connection string.`)] : []),
       dim(`Next: catalog test ${x.source.id} · catalog start`)
     ].join("\n"))
-  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLive))))
+  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
 
 const test = Command.make("test", { id: Args.text({ name: "id" }) }, ({ id }) =>
   Effect.gen(function*() {
@@ -301,10 +307,10 @@ const test = Command.make("test", { id: Args.text({ name: "id" }) }, ({ id }) =>
     const ms = Math.round(performance.now() - t0)
     yield* emit({ id, kind: source.kind, reachable: true, target: probe.target, serverVersion: probe.serverVersion, ms }, (x) =>
       `${green("reachable")} ${x.id} (${x.kind}) at ${x.target}${x.serverVersion ? ` — ${x.serverVersion}` : ""} in ${x.ms} ms`)
-  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLive))))
+  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
 
 // ── doctor / config / skill / help ───────────────────────────────────────────────────────────
-const doctor = Command.make("doctor", {}, () => runDoctor.pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLive))))
+const doctor = Command.make("doctor", {}, () => runDoctor.pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
 
 const configShow = Command.make("config", {}, () =>
   Effect.gen(function*() {

@@ -3,7 +3,8 @@
  * is printed once in the registry's shape, and the exit code follows SPEC.md (0/1/2/3).
  */
 import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import { InvalidParam, isCatalogError, toErrorBody, type ErrorBody } from "../../errors/index.js"
 import { AppEnv } from "../../services/AppEnv.js"

@@ -1,0 +1,682 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { ClassValue, ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
+import { classifySource, tokensOf } from "../../src/classifier/engine.js"
+import { createTokenizer, fold, splitRaw } from "../../src/classifier/tokenize.js"
+import { Classifier } from "../../src/services/Classifier.js"
+import { ClassifierLive } from "../../src/layers/ClassifierLive.js"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers: a column is "name type" with optional flags: "pk", "fk:table.column", "comment:…".
+// ---------------------------------------------------------------------------------------------
+
+const col = (spec: string, position: number, schema: string): RawColumn => {
+  const [head, ...flags] = spec.split(" | ")
+  const space = head!.indexOf(" ")
+  const name = space < 0 ? head! : head!.slice(0, space)
+  const type = space < 0 ? "text" : head!.slice(space + 1)
+  let isPrimaryKey = false
+  let references: RawColumn["references"] = null
+  let comment: string | null = null
+  for (const f of flags) {
+    if (f === "pk") isPrimaryKey = true
+    else if (f.startsWith("fk:")) {
+      const [table, column] = f.slice(3).split(".")
+      references = { schema, table: table!, column: column ?? "id" }
+    } else if (f.startsWith("comment:")) comment = f.slice(8)
+  }
+  return { name, type, nullable: true, position, comment, isPrimaryKey, references }
+}
+
+const table = (name: string, columns: ReadonlyArray<string>, schema = "public"): RawDataset => ({
+  schema,
+  name,
+  kind: "table",
+  comment: null,
+  rowEstimate: null,
+  rowEstimateSource: "none",
+  columns: columns.map((c, i) => col(c, i + 1, schema)),
+  dependsOn: []
+})
+
+/** Classify a source and look verdicts up by `table.column`. */
+const run = (datasets: ReadonlyArray<RawDataset>): ((key: string) => ColumnVerdict) => {
+  const verdicts = classifySource(datasets)
+  const index = new Map<string, ColumnVerdict>()
+  datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.name}.${c.name}`, verdicts[i]![j]!)))
+  return (key) => {
+    const v = index.get(key)
+    if (v === undefined) throw new Error(`no column ${key}`)
+    return v
+  }
+}
+
+const expectClass = (v: ColumnVerdict, value: ClassValue, key: string): void => {
+  expect({ key, value: v.value, rule: v.rule }).toMatchObject({ key, value })
+}
+
+/** Assert many columns at once: { "users.email": "personal", … }. */
+const expectAll = (get: (key: string) => ColumnVerdict, expected: Record<string, ClassValue>): void => {
+  const wrong: Array<string> = []
+  for (const [key, value] of Object.entries(expected)) {
+    const v = get(key)
+    if (v.value !== value) wrong.push(`${key}: expected ${value}, got ${v.value} (${v.rule})`)
+  }
+  expect(wrong).toEqual([])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokenizer
+// ---------------------------------------------------------------------------------------------
+
+describe("tokenize", () => {
+  it("splits snake, kebab, camel, Pascal, acronyms and digits", () => {
+    expect(splitRaw("first_name")).toEqual(["first", "name"])
+    expect(splitRaw("first-name")).toEqual(["first", "name"])
+    expect(splitRaw("firstName")).toEqual(["first", "name"])
+    expect(splitRaw("FirstName")).toEqual(["first", "name"])
+    expect(splitRaw("IPAddress")).toEqual(["ip", "address"])
+    expect(splitRaw("address2")).toEqual(["address", "2"])
+    expect(splitRaw("addresses.line1")).toEqual(["addresses", "line", "1"])
+    expect(splitRaw("zip code")).toEqual(["zip", "code"])
+  })
+
+  it("folds accents and ß", () => {
+    expect(fold("Prénom")).toBe("prenom")
+    expect(fold("Straße")).toBe("strasse")
+    expect(fold("Größe")).toBe("grosse")
+    expect(fold("Nacionalidade")).toBe("nacionalidade")
+  })
+
+  it("expands abbreviations", () => {
+    expect(tokensOf("fname")).toEqual(["first", "name"])
+    expect(tokensOf("dob")).toEqual(["date", "birth"])
+    expect(tokensOf("ip_addr")).toEqual(["ip", "address"])
+    expect(tokensOf("cust_no")).toEqual(["customer", "no"])
+  })
+
+  it("splits glued compounds against the vocabulary, whole words only", () => {
+    expect(tokensOf("emailaddress")).toEqual(["email", "address"])
+    expect(tokensOf("customerid")).toEqual(["customer", "id"])
+    expect(tokensOf("mobilenumber")).toEqual(["mobile", "number"])
+    expect(tokensOf("createdate")).toEqual(["create", "date"])
+    expect(tokensOf("homeaddress")).toEqual(["home", "address"])
+    // whole known words are never split: passport is not pass + port
+    expect(tokensOf("passport")).toEqual(["passport"])
+    expect(tokensOf("statement")).toEqual(["statement"])
+  })
+
+  it("splits German compounds with a linking s against its own lexicon", () => {
+    const t = createTokenizer({
+      words: new Set(["geburt", "datum", "name", "vor"]),
+      shortParts: new Set(),
+      noParts: new Set(),
+      abbreviations: new Map(),
+      stopwords: new Set()
+    })
+    expect(t.splitCompound("geburtsdatum")).toEqual(["geburt", "datum"])
+    expect(t.splitCompound("vorname")).toEqual(["vor", "name"])
+    expect(t.splitCompound("statement")).toBeNull()
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The examples quoted in the issue
+// ---------------------------------------------------------------------------------------------
+
+describe("issue examples", () => {
+  it("passport is not a password", () => {
+    const get = run([table("users", ["id integer | pk", "passport varchar(20)", "password varchar(60)", "passport_number varchar(20)"])])
+    expect(get("users.passport")).toMatchObject({ value: "personal", category: "identifier.passport" })
+    expect(get("users.passport_number")).toMatchObject({ value: "personal", category: "identifier.passport" })
+    expect(get("users.password")).toMatchObject({ value: "personal", category: "credential.password" })
+  })
+
+  it("statement is not a state", () => {
+    const get = run([
+      table("customers", ["id integer | pk", "first_name text", "statement text", "state varchar(2)"]),
+      table("invoices", ["id integer | pk", "statement_descriptor text", "total numeric"])
+    ])
+    expect(get("customers.state")).toMatchObject({ value: "personal", category: "contact.region" })
+    expect(get("customers.statement").category).not.toBe("contact.region")
+    expectClass(get("invoices.statement_descriptor"), "not", "invoices.statement_descriptor")
+  })
+
+  it("email_count int is not an email; an integer cannot hold an email", () => {
+    const get = run([
+      table("newsletters", ["id integer | pk", "email_count int", "subject text"]),
+      table("users", ["id integer | pk", "email varchar(255)", "email_count int", "backup_email integer"])
+    ])
+    expectClass(get("newsletters.email_count"), "not", "newsletters.email_count")
+    expect(get("users.email_count").category).not.toBe("contact.email")
+    expect(get("users.email")).toMatchObject({ value: "personal", category: "contact.email" })
+    expect(get("users.backup_email")).toMatchObject({ value: "not", rule: "type-veto:integer" })
+  })
+
+  it("address in ip_address is an IP, not a postal address; inet is an IP address", () => {
+    const get = run([table("audit_events", ["id bigint | pk", "ip_address varchar(45)", "remote_addr inet", "client inet", "action text"])])
+    expect(get("audit_events.ip_address")).toMatchObject({ value: "personal", category: "online.ip" })
+    expect(get("audit_events.remote_addr")).toMatchObject({ value: "personal", category: "online.ip" })
+    expect(get("audit_events.client")).toMatchObject({ value: "personal", category: "online.ip" })
+  })
+
+  it("email verification flags are not e-mail addresses", () => {
+    const get = run([
+      table("users", ["id integer | pk", "email text", "is_email_verified boolean", "email_verified boolean", "email_verified_at timestamp"])
+    ])
+    expectClass(get("users.is_email_verified"), "not", "is_email_verified")
+    expectClass(get("users.email_verified"), "not", "email_verified")
+    expectClass(get("users.email_verified_at"), "not", "email_verified_at")
+  })
+
+  it("created_at is not personal; last_login_at on a users table is behaviour", () => {
+    const get = run([table("users", ["id integer | pk", "email text", "created_at timestamp", "updated_at timestamp", "last_login_at timestamp"])])
+    expectClass(get("users.created_at"), "not", "created_at")
+    expectClass(get("users.updated_at"), "not", "updated_at")
+    expect(get("users.last_login_at")).toMatchObject({ value: "personal", category: "behaviour.login" })
+  })
+
+  it("a patients table makes diagnosis special", () => {
+    const get = run([table("patients", ["id integer | pk", "full_name text", "diagnosis text", "blood_type varchar(3)"])])
+    expect(get("patients.diagnosis")).toMatchObject({ value: "special", category: "health.diagnosis" })
+    expect(get("patients.blood_type").value).toBe("special")
+  })
+
+  it("users.name is personal, products.name is not", () => {
+    const get = run([table("users", ["id integer | pk", "name text", "email text"]), table("products", ["id integer | pk", "name text", "price numeric"])])
+    expect(get("users.name")).toMatchObject({ value: "personal", category: "identity.name" })
+    expectClass(get("products.name"), "not", "products.name")
+    expectClass(get("products.price"), "not", "products.price")
+  })
+
+  it("first name + birth date + address in one table raise the whole table", () => {
+    const get = run([
+      table("registrations", ["reg_id integer | pk", "first_name text", "birth_date date", "street text", "city text", "name text", "notes text"])
+    ])
+    expectAll(get, {
+      "registrations.reg_id": "personal",
+      "registrations.city": "personal",
+      "registrations.name": "personal",
+      "registrations.notes": "personal"
+    })
+  })
+
+  it("foreign keys to tables about people are personal; keys of other records are not", () => {
+    const get = run([
+      table("members", ["member_id integer | pk", "email text"]),
+      table("bookings", ["booking_id integer | pk", "member_id integer | fk:members.member_id", "room_id integer | fk:rooms.room_id", "amount numeric"]),
+      table("rooms", ["room_id integer | pk", "name text", "floor integer"])
+    ])
+    expect(get("bookings.member_id")).toMatchObject({ value: "personal", rule: "fk:person-table", method: "foreign-key" })
+    expectClass(get("bookings.room_id"), "not", "bookings.room_id")
+    expectClass(get("bookings.booking_id"), "not", "bookings.booking_id")
+    expectClass(get("bookings.amount"), "not", "transactional amount")
+    expect(get("members.member_id")).toMatchObject({ value: "personal", rule: "pk:person-table" })
+    expectClass(get("rooms.name"), "not", "rooms.name")
+  })
+
+  it("author and editor ids are personal", () => {
+    const get = run([
+      table("documents", ["id integer | pk", "title text", "created_by integer", "changed_by integer", "creator text", "last_update_by integer", "owner_id integer", "erstellt_von integer", "modifie_par integer"])
+    ])
+    for (const c of ["created_by", "changed_by", "creator", "last_update_by", "owner_id", "erstellt_von", "modifie_par"]) {
+      expect(get(`documents.${c}`)).toMatchObject({ value: "personal", category: "identifier.author" })
+    }
+    expectClass(get("documents.title"), "not", "documents.title")
+  })
+
+  it("column comments are weaker evidence", () => {
+    const get = run([table("events", ["id integer | pk", "c7 varchar(100) | comment:The attendee's email address", "c8 varchar(10) | comment:Number of emails sent"])])
+    expect(get("events.c7")).toMatchObject({ value: "personal", method: "comment", category: "contact.email" })
+    expect(get("events.c7").confidence).toBeLessThan(0.9)
+    expectClass(get("events.c8"), "not", "events.c8")
+  })
+
+  it("every verdict carries rule, confidence, method, category and evidence", () => {
+    const get = run([table("users", ["id integer | pk", "email text", "status text"])])
+    for (const key of ["users.id", "users.email", "users.status"]) {
+      const v = get(key)
+      expect(v.rule.length).toBeGreaterThan(0)
+      expect(v.confidence).toBeGreaterThan(0)
+      expect(v.confidence).toBeLessThanOrEqual(1)
+      expect(["name-token", "name-phrase", "sql-type", "table-context", "foreign-key", "primary-key", "comment", "co-occurrence", "default"]).toContain(v.method)
+      expect(v.evidence.length).toBeGreaterThan(0)
+      expect(v.category === null).toBe(v.value === "not")
+    }
+    expect(get("users.status")).toMatchObject({ value: "not", rule: "default:not" })
+    expect(get("users.email").confidence).toBeGreaterThanOrEqual(0.9)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Vetoes, markers, types
+// ---------------------------------------------------------------------------------------------
+
+describe("vetoes and markers", () => {
+  it("negative markers: counts, flags, types, templates", () => {
+    const get = run([
+      table("customers", [
+        "id integer | pk",
+        "email text",
+        "phone_type varchar(10)",
+        "email_template text",
+        "has_phone boolean",
+        "num_addresses integer",
+        "address_verified boolean",
+        "phone_count integer"
+      ])
+    ])
+    for (const c of ["phone_type", "email_template", "has_phone", "num_addresses", "address_verified", "phone_count"]) {
+      expectClass(get(`customers.${c}`), "not", c)
+    }
+  })
+
+  it("boolean, integer and numeric types veto names and free text", () => {
+    const get = run([table("people", ["id integer | pk", "first_name text", "last_name text", "nickname boolean", "notes integer", "bio numeric"])])
+    expectClass(get("people.nickname"), "not", "nickname boolean")
+    expectClass(get("people.notes"), "not", "notes integer")
+    expectClass(get("people.bio"), "not", "bio numeric")
+  })
+
+  it("bytea with a photo token in a person table is a photo; geometry at a person's address is a location", () => {
+    const get = run([
+      table("staff", ["staff_id integer | pk", "first_name text", "picture bytea", "home_location geometry(Point,4326)"]),
+      table("warehouses", ["id integer | pk", "name text", "location geometry(Point,4326)"])
+    ])
+    expect(get("staff.picture")).toMatchObject({ value: "personal", category: "identity.photo" })
+    expect(get("staff.home_location").value).toBe("personal")
+    expectClass(get("warehouses.location"), "not", "warehouses.location")
+    expectClass(get("warehouses.name"), "not", "warehouses.name")
+  })
+
+  it("birth dates are personal in any date type, including year/month parts as integers", () => {
+    const get = run([table("person", ["person_id integer | pk", "year_of_birth integer", "month_of_birth integer", "birth_datetime timestamp", "dob date"])])
+    for (const c of ["year_of_birth", "month_of_birth", "birth_datetime", "dob"]) expect(get(`person.${c}`).category).toBe("identity.birth_date")
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Context: organisations, lookups, clinical, criminal, sensitive categories
+// ---------------------------------------------------------------------------------------------
+
+describe("table context", () => {
+  it("organisations: their address and phone are not personal; contact persons are", () => {
+    const get = run([
+      table("suppliers", ["supplier_id integer | pk", "company_name text", "contact_name text", "contact_title text", "address text", "city text", "phone text", "homepage text"])
+    ])
+    expectAll(get, {
+      "suppliers.supplier_id": "not",
+      "suppliers.company_name": "not",
+      "suppliers.contact_name": "personal",
+      "suppliers.contact_title": "personal",
+      "suppliers.address": "not",
+      "suppliers.city": "not",
+      "suppliers.phone": "not",
+      "suppliers.homepage": "not"
+    })
+  })
+
+  it("a sensitive category assigned to a person is special; the lookup listing the categories is not", () => {
+    const get = run([
+      table("ethnicities", ["ethnicity_id integer | pk", "name text", "description text"]),
+      table("religions", ["id integer | pk", "religion text"]),
+      table("employees", [
+        "employee_id integer | pk",
+        "first_name text",
+        "ethnicity_id integer | fk:ethnicities.ethnicity_id",
+        "religion_id integer | fk:religions.id",
+        "trade_union_member boolean"
+      ])
+    ])
+    expectAll(get, {
+      "employees.ethnicity_id": "special",
+      "employees.religion_id": "special",
+      "employees.trade_union_member": "special",
+      "ethnicities.ethnicity_id": "not",
+      "ethnicities.name": "not",
+      "religions.religion": "not"
+    })
+  })
+
+  it("clinical tables: care categories and condition dates are special; keys of other records are not", () => {
+    const get = run([
+      table("patients", ["patient_id integer | pk", "mrn varchar(20)", "first_name text", "date_of_birth date", "sex char(1)"]),
+      table("encounters", [
+        "encounter_id integer | pk",
+        "patient_id integer | fk:patients.patient_id",
+        "encounter_type varchar(20)",
+        "care_setting varchar(20)",
+        "admit_date date",
+        "ward_id integer | fk:wards.ward_id",
+        "attending_physician_id integer",
+        "created_at timestamp"
+      ]),
+      table("conditions", [
+        "condition_id integer | pk",
+        "patient_id integer | fk:patients.patient_id",
+        "encounter_id integer | fk:encounters.encounter_id",
+        "icd10_code varchar(10)",
+        "onset_date date",
+        "last_episode_date date",
+        "clinical_notes text"
+      ]),
+      table("wards", ["ward_id integer | pk", "name text", "floor integer"]),
+      table("icd10_codes", ["code varchar(10) | pk", "description text", "chapter text"])
+    ])
+    expectAll(get, {
+      "patients.patient_id": "personal",
+      "patients.mrn": "personal",
+      "patients.date_of_birth": "personal",
+      "encounters.patient_id": "personal",
+      "encounters.encounter_id": "not",
+      "encounters.encounter_type": "special",
+      "encounters.care_setting": "special",
+      "encounters.admit_date": "special",
+      "encounters.ward_id": "not",
+      "encounters.attending_physician_id": "personal",
+      "encounters.created_at": "not",
+      "conditions.encounter_id": "not",
+      "conditions.icd10_code": "special",
+      "conditions.onset_date": "special",
+      "conditions.last_episode_date": "special",
+      "conditions.clinical_notes": "special",
+      "wards.name": "not",
+      "icd10_codes.code": "not",
+      "icd10_codes.description": "not"
+    })
+  })
+
+  it("criminal-justice tables: offences, convictions, sentences and custody identifiers are criminal", () => {
+    const get = run([
+      table("offenders", ["offender_id integer | pk", "crn varchar(7)", "pnc_number varchar(20)", "first_name text", "surname text", "date_of_birth date"]),
+      table("convictions", [
+        "conviction_id integer | pk",
+        "offender_id integer | fk:offenders.offender_id",
+        "offence_code varchar(10)",
+        "offence_description text",
+        "conviction_date date",
+        "plea varchar(10)",
+        "verdict varchar(20)",
+        "sentence_type varchar(20)",
+        "sentence_length_months integer",
+        "court_id integer | fk:courts.court_id",
+        "created_at timestamp"
+      ]),
+      table("courts", ["court_id integer | pk", "name text", "address text", "phone text"])
+    ])
+    expectAll(get, {
+      "offenders.offender_id": "personal",
+      "offenders.crn": "criminal",
+      "offenders.pnc_number": "criminal",
+      "offenders.first_name": "personal",
+      "convictions.offender_id": "personal",
+      "convictions.offence_code": "criminal",
+      "convictions.offence_description": "criminal",
+      "convictions.conviction_date": "criminal",
+      "convictions.plea": "criminal",
+      "convictions.verdict": "criminal",
+      "convictions.sentence_type": "criminal",
+      "convictions.sentence_length_months": "criminal",
+      "convictions.court_id": "not",
+      "convictions.conviction_id": "not",
+      "convictions.created_at": "not",
+      "courts.name": "not",
+      "courts.address": "not",
+      "courts.phone": "not"
+    })
+  })
+
+  it("lookup tables (countries, genders, categories) hold no person", () => {
+    const get = run([
+      table("countries", ["country_id integer | pk", "name text", "iso_code char(2)"]),
+      table("genders", ["id integer | pk", "gender text"]),
+      table("customer", ["customer_id integer | pk", "first_name text", "gender_id integer | fk:genders.id", "country_id integer | fk:countries.country_id"])
+    ])
+    expectAll(get, {
+      "countries.name": "not",
+      "genders.gender": "not",
+      "customer.gender_id": "personal"
+    })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Multilingual schemas nobody here wrote (sanity checks of generalisation)
+// ---------------------------------------------------------------------------------------------
+
+describe("multilingual vocabularies", () => {
+  it("German HR schema", () => {
+    const get = run([
+      table("mitarbeiter", [
+        "personalnummer integer | pk",
+        "vorname varchar(50)",
+        "nachname varchar(50)",
+        "geburtsdatum date",
+        "geschlecht char(1)",
+        "strasse varchar(100)",
+        "hausnummer varchar(10)",
+        "plz varchar(5)",
+        "ort varchar(50)",
+        "telefon varchar(30)",
+        "email varchar(100)",
+        "steuer_id varchar(11)",
+        "sozialversicherungsnummer varchar(12)",
+        "iban varchar(34)",
+        "kirchensteuermerkmal varchar(2)",
+        "gehalt numeric(10,2)",
+        "eintrittsdatum date",
+        "abteilung_id integer | fk:abteilungen.abteilung_id",
+        "erstellt_am timestamp"
+      ]),
+      table("abteilungen", ["abteilung_id integer | pk", "bezeichnung varchar(50)", "standort varchar(50)"]),
+      table("krankmeldungen", ["id integer | pk", "personalnummer integer | fk:mitarbeiter.personalnummer", "von date", "bis date", "diagnose text"])
+    ])
+    expectAll(get, {
+      "mitarbeiter.personalnummer": "personal",
+      "mitarbeiter.vorname": "personal",
+      "mitarbeiter.nachname": "personal",
+      "mitarbeiter.geburtsdatum": "personal",
+      "mitarbeiter.geschlecht": "personal",
+      "mitarbeiter.strasse": "personal",
+      "mitarbeiter.hausnummer": "personal",
+      "mitarbeiter.plz": "personal",
+      "mitarbeiter.ort": "personal",
+      "mitarbeiter.telefon": "personal",
+      "mitarbeiter.email": "personal",
+      "mitarbeiter.steuer_id": "personal",
+      "mitarbeiter.sozialversicherungsnummer": "personal",
+      "mitarbeiter.iban": "personal",
+      "mitarbeiter.kirchensteuermerkmal": "special",
+      "mitarbeiter.gehalt": "personal",
+      "mitarbeiter.eintrittsdatum": "personal",
+      "mitarbeiter.abteilung_id": "not",
+      "mitarbeiter.erstellt_am": "not",
+      "abteilungen.bezeichnung": "not",
+      "krankmeldungen.personalnummer": "personal",
+      "krankmeldungen.diagnose": "special"
+    })
+  })
+
+  it("French e-commerce schema", () => {
+    const get = run([
+      table("clients", [
+        "id integer | pk",
+        "prenom varchar(50)",
+        "nom varchar(50)",
+        "courriel varchar(100)",
+        "telephone varchar(20)",
+        "adresse text",
+        "code_postal varchar(5)",
+        "ville varchar(50)",
+        "date_naissance date",
+        "date_creation timestamp"
+      ]),
+      table("commandes", [
+        "id integer | pk",
+        "client_id integer | fk:clients.id",
+        "date_commande timestamp",
+        "montant_total numeric(10,2)",
+        "adresse_livraison text",
+        "statut varchar(20)"
+      ]),
+      table("produits", ["id integer | pk", "nom varchar(100)", "prix numeric(10,2)", "description text", "categorie_id integer"])
+    ])
+    expectAll(get, {
+      "clients.id": "personal",
+      "clients.prenom": "personal",
+      "clients.nom": "personal",
+      "clients.courriel": "personal",
+      "clients.telephone": "personal",
+      "clients.adresse": "personal",
+      "clients.code_postal": "personal",
+      "clients.ville": "personal",
+      "clients.date_naissance": "personal",
+      "clients.date_creation": "not",
+      "commandes.client_id": "personal",
+      "commandes.date_commande": "not",
+      "commandes.montant_total": "not",
+      "commandes.adresse_livraison": "personal",
+      "commandes.statut": "not",
+      "produits.nom": "not",
+      "produits.prix": "not",
+      "produits.description": "not"
+    })
+  })
+
+  it("Spanish, Dutch, Italian and Portuguese person tables", () => {
+    const get = run([
+      table("usuarios", ["id integer | pk", "nombre varchar(50)", "apellido varchar(50)", "correo varchar(100)", "fecha_nacimiento date", "dni varchar(9)", "telefono varchar(20)"]),
+      table("klanten", ["klant_id integer | pk", "voornaam varchar(50)", "achternaam varchar(50)", "geboortedatum date", "bsn varchar(9)", "woonplaats varchar(50)"]),
+      table("pazienti", ["id integer | pk", "nome varchar(50)", "cognome varchar(50)", "codice_fiscale varchar(16)", "data_nascita date", "diagnosi text"]),
+      table("funcionarios", ["id integer | pk", "nome varchar(50)", "sobrenome varchar(50)", "cpf varchar(11)", "data_nascimento date", "salario numeric(10,2)"])
+    ])
+    expectAll(get, {
+      "usuarios.nombre": "personal",
+      "usuarios.apellido": "personal",
+      "usuarios.correo": "personal",
+      "usuarios.fecha_nacimiento": "personal",
+      "usuarios.dni": "personal",
+      "usuarios.telefono": "personal",
+      "klanten.klant_id": "personal",
+      "klanten.voornaam": "personal",
+      "klanten.achternaam": "personal",
+      "klanten.geboortedatum": "personal",
+      "klanten.bsn": "personal",
+      "klanten.woonplaats": "personal",
+      "pazienti.cognome": "personal",
+      "pazienti.codice_fiscale": "personal",
+      "pazienti.data_nascita": "personal",
+      "pazienti.diagnosi": "special",
+      "funcionarios.sobrenome": "personal",
+      "funcionarios.cpf": "personal",
+      "funcionarios.data_nascimento": "personal",
+      "funcionarios.salario": "personal"
+    })
+  })
+
+  it("camelCase and glued compounds", () => {
+    const get = run([
+      table("Customer", ["CustomerId int | pk", "FirstName nvarchar(50)", "LastName nvarchar(50)", "EmailAddress nvarchar(100)", "PhoneNumber nvarchar(20)", "BirthDate date", "ZipCode nvarchar(10)"]),
+      table("Order", ["OrderId int | pk", "customerid int", "OrderDate datetime", "TotalDue money"])
+    ])
+    expectAll(get, {
+      "Customer.CustomerId": "personal",
+      "Customer.FirstName": "personal",
+      "Customer.EmailAddress": "personal",
+      "Customer.PhoneNumber": "personal",
+      "Customer.BirthDate": "personal",
+      "Customer.ZipCode": "personal",
+      "Order.customerid": "personal",
+      "Order.OrderDate": "not",
+      "Order.TotalDue": "not"
+    })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// A SaaS application: sessions, tokens, audit logs, queues, config
+// ---------------------------------------------------------------------------------------------
+
+describe("SaaS application schema", () => {
+  it("accounts, credentials, sessions and logs", () => {
+    const get = run([
+      table("users", [
+        "id bigint | pk",
+        "name varchar(255)",
+        "email varchar(255)",
+        "email_verified_at timestamp",
+        "password varchar(255)",
+        "remember_token varchar(100)",
+        "two_factor_secret text",
+        "two_factor_recovery_codes text",
+        "last_login_at timestamp",
+        "locale varchar(10)",
+        "timezone varchar(50)",
+        "is_admin boolean",
+        "created_at timestamp",
+        "updated_at timestamp"
+      ]),
+      table("sessions", ["id varchar(255) | pk", "user_id bigint | fk:users.id", "ip_address varchar(45)", "user_agent text", "payload text", "last_activity integer"]),
+      table("password_resets", ["email varchar(255)", "token varchar(255)", "created_at timestamp"]),
+      table("audit_logs", ["id bigint | pk", "user_id bigint | fk:users.id", "action varchar(50)", "ip_address inet", "created_at timestamp"]),
+      table("jobs", ["id bigint | pk", "queue varchar(255)", "payload text", "attempts smallint", "reserved_at integer"]),
+      table("settings", ["key varchar(100) | pk", "value text"]),
+      table("migrations", ["id integer | pk", "migration varchar(255)", "batch integer"]),
+      table("plans", ["id integer | pk", "name text", "price_cents integer", "api_key_prefix text"])
+    ])
+    expectAll(get, {
+      "users.id": "personal",
+      "users.name": "personal",
+      "users.email": "personal",
+      "users.email_verified_at": "not",
+      "users.password": "personal",
+      "users.remember_token": "personal",
+      "users.two_factor_secret": "personal",
+      "users.two_factor_recovery_codes": "personal",
+      "users.last_login_at": "personal",
+      "users.locale": "personal",
+      "users.timezone": "personal",
+      "users.is_admin": "not",
+      "users.created_at": "not",
+      "sessions.id": "personal",
+      "sessions.user_id": "personal",
+      "sessions.ip_address": "personal",
+      "sessions.user_agent": "personal",
+      "sessions.payload": "personal",
+      "password_resets.email": "personal",
+      "password_resets.token": "personal",
+      "audit_logs.user_id": "personal",
+      "audit_logs.ip_address": "personal",
+      "audit_logs.action": "not",
+      "jobs.queue": "not",
+      "jobs.payload": "not",
+      "settings.value": "not",
+      "migrations.migration": "not",
+      "plans.name": "not",
+      "plans.api_key_prefix": "not"
+    })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Performance and the service wrapper
+// ---------------------------------------------------------------------------------------------
+
+describe("engine shape", () => {
+  it("is aligned with the input and deterministic", () => {
+    const ds = [table("a", ["x text", "email text"]), table("b", [])]
+    const out = classifySource(ds)
+    expect(out.length).toBe(2)
+    expect(out[0]!.length).toBe(2)
+    expect(out[1]!.length).toBe(0)
+    expect(classifySource(ds)).toEqual(out)
+  })
+
+  it.effect("is available as the Classifier service", () =>
+    Effect.gen(function* () {
+      const classifier = yield* Classifier
+      const out = classifier.classifySource([table("users", ["id integer | pk", "email text"])])
+      expect(out[0]![1]!.value).toBe("personal")
+    }).pipe(Effect.provide(ClassifierLive))
+  )
+})

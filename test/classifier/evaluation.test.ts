@@ -1,0 +1,182 @@
+/**
+ * Evaluates the classifier against the labelled corpus in test/classifier/corpus/<name>.json and
+ * test/classifier/labels/<name>.csv (written independently from the classifier, judged by
+ * CLASSIFICATION.md). Prints precision/recall per corpus and overall, per-class numbers for special and
+ * criminal, a calibration table, and writes every disagreement to test-artifacts/classifier-errors.csv.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { parse } from "csv-parse/sync"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
+import { classifySource } from "../../src/classifier/engine.js"
+
+const root = path.resolve(import.meta.dirname, "../..")
+const corpusDir = path.join(root, "test/classifier/corpus")
+const labelsDir = path.join(root, "test/classifier/labels")
+const artifacts = path.join(root, "test-artifacts")
+
+interface Corpus {
+  readonly name: string
+  readonly origin: string
+  readonly datasets: ReadonlyArray<RawDataset>
+}
+interface Label {
+  readonly schema: string
+  readonly table: string
+  readonly column: string
+  readonly label: ClassValue
+  readonly category: string
+  readonly rationale: string
+}
+interface Scored {
+  readonly corpus: string
+  readonly label: Label
+  readonly type: string
+  readonly verdict: ColumnVerdict
+}
+
+const isPersonalType = (v: ClassValue): boolean => v !== "not"
+
+interface Counts {
+  tp: number
+  fp: number
+  fn: number
+  tn: number
+}
+const emptyCounts = (): Counts => ({ tp: 0, fp: 0, fn: 0, tn: 0 })
+const add = (c: Counts, predicted: boolean, actual: boolean): void => {
+  if (predicted && actual) c.tp++
+  else if (predicted) c.fp++
+  else if (actual) c.fn++
+  else c.tn++
+}
+const precision = (c: Counts): number => (c.tp + c.fp === 0 ? 1 : c.tp / (c.tp + c.fp))
+const recall = (c: Counts): number => (c.tp + c.fn === 0 ? 1 : c.tp / (c.tp + c.fn))
+const pct = (x: number): string => (x * 100).toFixed(1).padStart(5)
+
+const csvCell = (s: string | number | null): string => {
+  const v = s === null ? "" : String(s)
+  return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v
+}
+
+const loadAll = (): ReadonlyArray<Scored> => {
+  if (!fs.existsSync(labelsDir) || !fs.existsSync(corpusDir)) return []
+  const out: Array<Scored> = []
+  for (const file of fs.readdirSync(labelsDir).filter((f) => f.endsWith(".csv")).sort()) {
+    const name = file.replace(/\.csv$/, "")
+    const corpusFile = path.join(corpusDir, `${name}.json`)
+    if (!fs.existsSync(corpusFile)) continue
+    const corpus = JSON.parse(fs.readFileSync(corpusFile, "utf8")) as Corpus
+    const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), {
+      columns: true,
+      skip_empty_lines: true,
+      bom: true
+    }) as Array<Label>
+    const verdicts = classifySource(corpus.datasets)
+    const index = new Map<string, { verdict: ColumnVerdict; type: string }>()
+    corpus.datasets.forEach((ds, i) =>
+      ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { verdict: verdicts[i]![j]!, type: c.type }))
+    )
+    for (const label of labels) {
+      const hit = index.get(`${label.schema}\u0000${label.table}\u0000${label.column}`)
+      if (hit === undefined) continue
+      out.push({ corpus: name, label, type: hit.type, verdict: hit.verdict })
+    }
+  }
+  return out
+}
+
+describe("classifier evaluation on the labelled corpus", () => {
+  const scored = loadAll()
+
+  it("reaches ≥ 0.90 precision and recall for personal-type vs not, and finds special/criminal", () => {
+    if (scored.length === 0) {
+      console.log("no labelled corpus yet (test/classifier/labels/*.csv)")
+      return
+    }
+    const overall = emptyCounts()
+    const special = emptyCounts()
+    const criminal = emptyCounts()
+    const perCorpus = new Map<string, { bin: Counts; special: Counts; criminal: Counts; n: number; exact: number }>()
+    let exact = 0
+    const buckets = new Map<number, { n: number; right: number }>()
+    for (const s of scored) {
+      const predicted = s.verdict.value
+      const actual = s.label.label
+      let pc = perCorpus.get(s.corpus)
+      if (pc === undefined) {
+        pc = { bin: emptyCounts(), special: emptyCounts(), criminal: emptyCounts(), n: 0, exact: 0 }
+        perCorpus.set(s.corpus, pc)
+      }
+      add(overall, isPersonalType(predicted), isPersonalType(actual))
+      add(pc.bin, isPersonalType(predicted), isPersonalType(actual))
+      add(special, predicted === "special", actual === "special")
+      add(pc.special, predicted === "special", actual === "special")
+      add(criminal, predicted === "criminal", actual === "criminal")
+      add(pc.criminal, predicted === "criminal", actual === "criminal")
+      pc.n++
+      if (predicted === actual) {
+        exact++
+        pc.exact++
+      }
+      const b = Math.min(9, Math.floor(s.verdict.confidence * 10))
+      const bucket = buckets.get(b) ?? { n: 0, right: 0 }
+      bucket.n++
+      if (predicted === actual) bucket.right++
+      buckets.set(b, bucket)
+    }
+
+    const lines: Array<string> = []
+    lines.push("corpus                         n   P(pers)  R(pers)  exact   special P/R        criminal P/R")
+    const row = (name: string, n: number, bin: Counts, ex: number, sp: Counts, cr: Counts): string =>
+      `${name.padEnd(28)} ${String(n).padStart(4)}   ${pct(precision(bin))}    ${pct(recall(bin))}   ${pct(ex / n)}   ` +
+      `${sp.tp + sp.fn + sp.fp === 0 ? "     -      " : `${pct(precision(sp))}/${pct(recall(sp))}`}   ` +
+      `${cr.tp + cr.fn + cr.fp === 0 ? "     -" : `${pct(precision(cr))}/${pct(recall(cr))}`}`
+    for (const [name, pc] of [...perCorpus].sort()) lines.push(row(name, pc.n, pc.bin, pc.exact, pc.special, pc.criminal))
+    lines.push(row("ALL", scored.length, overall, exact, special, criminal))
+    lines.push("")
+    lines.push("calibration (4-class): confidence bucket → share right")
+    for (const [b, v] of [...buckets].sort((x, y) => x[0] - y[0])) {
+      lines.push(`  ${(b / 10).toFixed(1)}–${((b + 1) / 10).toFixed(1)}  n=${String(v.n).padStart(4)}  right=${pct(v.right / v.n)}%`)
+    }
+    console.log(lines.join("\n"))
+
+    // Disagreements for review.
+    fs.mkdirSync(artifacts, { recursive: true })
+    const header = "corpus,schema,table,column,type,label,predicted,label_category,predicted_category,rule,confidence,evidence,rationale"
+    const errors = scored
+      .filter((s) => s.verdict.value !== s.label.label)
+      .map((s) =>
+        [
+          s.corpus,
+          s.label.schema,
+          s.label.table,
+          s.label.column,
+          s.type,
+          s.label.label,
+          s.verdict.value,
+          s.label.category,
+          s.verdict.category,
+          s.verdict.rule,
+          s.verdict.confidence,
+          s.verdict.evidence.join(" | "),
+          s.label.rationale
+        ]
+          .map(csvCell)
+          .join(",")
+      )
+    fs.writeFileSync(path.join(artifacts, "classifier-errors.csv"), [header, ...errors].join("\n") + "\n")
+
+    expect(precision(overall)).toBeGreaterThanOrEqual(0.9)
+    expect(recall(overall)).toBeGreaterThanOrEqual(0.9)
+    if (special.tp + special.fn >= 5) {
+      expect(recall(special)).toBeGreaterThanOrEqual(0.8)
+      expect(precision(special)).toBeGreaterThanOrEqual(0.8)
+    }
+    if (criminal.tp + criminal.fn >= 5) {
+      expect(recall(criminal)).toBeGreaterThanOrEqual(0.7)
+      expect(precision(criminal)).toBeGreaterThanOrEqual(0.7)
+    }
+  })
+})
