@@ -64,6 +64,15 @@ export const LineageEdge = Schema.Struct({
 })
 export type LineageEdge = typeof LineageEdge.Type
 
+export const LineageList = Schema.Struct({
+  dataset: Schema.NullOr(Schema.String),
+  returned: Schema.Number,
+  total: Schema.Number,
+  truncated: Schema.Boolean,
+  edges: Schema.Array(LineageEdge)
+})
+export type LineageList = typeof LineageList.Type
+
 export const ClassCounts = Schema.Struct({
   personal: Schema.Number,
   special: Schema.Number,

@@ -15,7 +15,10 @@ export const ReaderConfigLive = Layer.effect(
   Effect.gen(function*() {
     const cfg = yield* ConfigFile
     const loaded = yield* cfg.loadOptional().pipe(Effect.orElseSucceed(() => null))
+    const f = loaded?.file
     return {
+      controller: f?.controller ? { name: f.controller.name ?? null, contact: f.controller.contact ?? null } : null,
+      dora: f?.dora ? { inScope: f.dora.inScope, entity: { lei: f.dora.entity?.lei ?? null, name: f.dora.entity?.name ?? null, country: f.dora.entity?.country ?? null, currency: f.dora.entity?.currency ?? null } } : null,
       configuredSources: loaded ? loaded.file.sources : null,
       catalogOnly: loaded?.file.catalogOnly ?? false,
       now: () => new Date()

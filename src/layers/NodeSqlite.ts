@@ -4,7 +4,7 @@
  * whole scope and begins with BEGIN IMMEDIATE so a writer takes the lock up front.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient, SqlConnection, SqlError, Statement } from "@effect/sql"
+import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
 import { Context, Effect, Layer, Scope, Stream } from "effect"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
 

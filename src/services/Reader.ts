@@ -3,13 +3,16 @@
  * this returns, so the three surfaces cannot disagree. It is built on `StoreReader` only: no writes.
  */
 import { Context, Effect, Layer } from "effect"
-import type { ChangeEntry, ChangeList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
+import type { ChangeEntry, ChangeList, LineageList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
 import type { ClassValue } from "../domain/Metadata.js"
+import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compliance.js"
 import { DatasetNotFound, InvalidParam } from "../errors/index.js"
 import { searchWords, StoreReader, type ChangeRow, type ColumnRow, type DatasetRow, type EdgeRow, type SourceRow } from "./Store.js"
 
 /** What the reader knows of the configuration (optional: the MCP server may run without catalog.yml). */
 export interface ReaderConfig {
+  readonly controller: { readonly name: string | null; readonly contact: string | null } | null
+  readonly dora: { readonly inScope: boolean; readonly entity: { readonly lei: string | null; readonly name: string | null; readonly country: string | null; readonly currency: string | null } } | null
   readonly configuredSources: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly driver: string; readonly label?: string | undefined; readonly region?: string | undefined }> | null
   readonly catalogOnly: boolean
   readonly now: () => Date
@@ -17,6 +20,20 @@ export interface ReaderConfig {
 export class ReaderConfigTag extends Context.Tag("catalog/ReaderConfig")<ReaderConfigTag, ReaderConfig>() {}
 
 export const searchLimits = { default: 20, max: 100 } as const
+/** List results are cut to about this many bytes of JSON (with returned/total/truncated). */
+export const maxListBytes = 100_000
+
+/** The longest prefix of `items` whose JSON stays within `maxListBytes`. */
+export const boundBytes = <A>(items: ReadonlyArray<A>, budget = maxListBytes): Array<A> => {
+  const out: Array<A> = []
+  let size = 2
+  for (const item of items) {
+    size += JSON.stringify(item).length + 1
+    if (size > budget) break
+    out.push(item)
+  }
+  return out
+}
 export const changesLimits = { default: 50, max: 1000 } as const
 /** Staleness thresholds (hours): fresh < 24 h ≤ stale-warn < 7 d ≤ stale-loud. */
 export const staleness = { warnHours: 24, loudHours: 24 * 7 } as const
@@ -145,22 +162,17 @@ export class Reader extends Context.Tag("catalog/Reader")<Reader, {
   readonly datasets: Effect.Effect<DatasetList>
   readonly dataset: (id: string) => Effect.Effect<Dataset, DatasetNotFound>
   readonly search: (q: unknown, limit?: unknown) => Effect.Effect<SearchResult, InvalidParam>
-  readonly lineage: (datasetId?: string) => Effect.Effect<{ readonly dataset: string | null; readonly edges: ReadonlyArray<LineageEdge> }, DatasetNotFound>
+  readonly lineage: (datasetId?: string) => Effect.Effect<LineageList, DatasetNotFound>
   readonly changes: (since?: unknown, limit?: unknown) => Effect.Effect<ChangeList, InvalidParam>
   readonly sourceStates: Effect.Effect<ReadonlyArray<SourceState>>
   readonly provenance: Effect.Effect<Provenance>
+  /** The RoPA draft (Art. 30): activities and their legal fields with status. */
+  readonly compliance: Effect.Effect<RopaDraft>
+  readonly glossary: Effect.Effect<Glossary>
+  /** The DORA register draft, or `{ inScope: false, register: null }`. */
+  readonly dora: Effect.Effect<DoraState>
 }>() {}
 
-export interface Provenance {
-  readonly seal: "draft"
-  readonly stamp: string
-  readonly generatedAt: string
-  readonly lastScanAt: string | null
-  readonly coverage: Coverage
-  readonly sources: ReadonlyArray<SourceState>
-  readonly classifierMethods: Readonly<Record<string, number>>
-  readonly changeLogHead: { readonly seq: number; readonly at: string } | null
-}
 
 export const ReaderLive = Layer.effect(
   Reader,
@@ -339,15 +351,16 @@ export const ReaderLive = Layer.effect(
         }
         hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
         const rounded = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }))
-        const out = rounded.slice(0, limit)
+        const out = boundBytes(rounded.slice(0, limit))
         return { q: qtext, returned: out.length, total: hits.length, truncated: hits.length > out.length, hits: out } satisfies SearchResult
       })
 
     const lineage = (id?: string) =>
       Effect.gen(function*() {
         if (id !== undefined) yield* findDataset(id)
-        const edges = (yield* orDie(store.edges(id))).map(toEdge)
-        return { dataset: id ?? null, edges }
+        const all = (yield* orDie(store.edges(id))).map(toEdge)
+        const edges = boundBytes(all)
+        return { dataset: id ?? null, returned: edges.length, total: all.length, truncated: edges.length < all.length, edges }
       })
 
     const changes = (rawSince?: unknown, rawLimit?: unknown) =>
@@ -371,7 +384,8 @@ export const ReaderLive = Layer.effect(
           sinceLabel = since.at
         }
         const { rows, total } = yield* orDie(store.changes({ limit, ...(sinceSeq !== undefined ? { sinceSeq } : {}), ...(sinceAt !== undefined ? { sinceAt } : {}) }))
-        return { since: sinceLabel, returned: rows.length, total, truncated: total > rows.length, changes: rows.map(toChange) } satisfies ChangeList
+        const changes = boundBytes(rows.map(toChange))
+        return { since: sinceLabel, returned: changes.length, total, truncated: total > changes.length, changes } satisfies ChangeList
       })
 
     const provenance = orDie(Effect.gen(function*() {
@@ -393,7 +407,28 @@ export const ReaderLive = Layer.effect(
       } satisfies Provenance
     }))
 
-    return Reader.of({ status, datasets, dataset, search, lineage, changes, sourceStates, provenance })
+    const compliance = Effect.sync((): RopaDraft => ({
+      seal: "draft",
+      stamp: "DRAFT, not an official record",
+      generatedAt: cfg.now().toISOString(),
+      controller: cfg.controller,
+      activities: [],
+      openLegalCalls: 0
+    }))
+
+    const glossary = orDie(Effect.gen(function*() {
+      const rows = yield* store.glossary
+      const terms = rows.map((g) => ({ term: g.term, definition: g.definition, datasets: JSON.parse(g.datasets) as Array<string>, updatedAt: g.updated_at, ...(g.by !== null ? { by: g.by } : {}) }))
+      const kept = boundBytes(terms)
+      return { returned: kept.length, total: terms.length, truncated: kept.length < terms.length, terms: kept } satisfies Glossary
+    }))
+
+    const dora = Effect.sync((): DoraState =>
+      cfg.dora?.inScope === true
+        ? { inScope: true, register: { entity: cfg.dora.entity, tables: [], validation: { valid: false, violations: [] } } }
+        : { inScope: false, register: null })
+
+    return Reader.of({ status, datasets, dataset, search, lineage, changes, sourceStates, provenance, compliance, glossary, dora })
   })
 )
 

@@ -166,7 +166,7 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly columnsOf: (datasetId: string) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
   readonly columnsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
-  readonly classCounts: Effect.Effect<{ readonly value: ClassValue; readonly n: number }[], SqlError.SqlError>
+  readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
   readonly methodCounts: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly n: number }>, SqlError.SqlError>
   readonly overrideStats: Effect.Effect<{ readonly overrides: number; readonly drift: number }, SqlError.SqlError>
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>

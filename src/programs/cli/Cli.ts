@@ -19,6 +19,7 @@ import { Scanner } from "../../services/Scanner.js"
 import { Secrets } from "../../services/Secrets.js"
 import { Store, StoreReader } from "../../services/Store.js"
 import { runDoctor } from "./doctor.js"
+import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
 import { commandDocs, environmentDocs, globalOptions } from "./spec.js"
@@ -395,7 +396,7 @@ const help = Command.make("help", { command: Args.text({ name: "command" }).pipe
   }))
 
 export const root = Command.make("catalog").pipe(
-  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help])
+  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, annotate, dora])
 )
 
 export const cli = Command.run(root, { name: "catalog", version })

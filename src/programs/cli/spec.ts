@@ -151,6 +151,51 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
     writes: false
   },
   {
+    name: "lineage",
+    usage: "catalog lineage list [--dataset <datasetId>] [--origin scan|dbt|user] [--json]",
+    summary: "Lineage edges (scan, dbt and human-asserted): all, or one dataset's upstream and downstream flows (what the MCP tool get_lineage returns).",
+    options: [{ flag: "--dataset <id>", description: "only this dataset's edges" }, { flag: "--origin <origin>", description: "only edges of this origin" }, json],
+    examples: ["catalog lineage list", "catalog lineage list --dataset pg/public/orders --json"],
+    errors: ["MAP_NOT_FOUND", "DESCRIBE_ENTITY_UNKNOWN", "INVALID_PARAM"],
+    writes: false
+  },
+  {
+    name: "provenance",
+    usage: "catalog provenance [--json]",
+    summary: "How far to trust the catalog: per-source reachability and staleness tier, classifier-method roll-up, change-log head, seal draft (what get_provenance returns).",
+    options: [json],
+    examples: ["catalog provenance", "catalog provenance --json | jq .coverage"],
+    errors: ["MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "glossary",
+    usage: "catalog glossary list [--json]",
+    summary: "Business terms with definitions and related datasets (what get_glossary returns).",
+    options: [json],
+    examples: ["catalog glossary list --json"],
+    errors: ["MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "annotate",
+    usage: "catalog annotate list [--json]",
+    summary: "The RoPA draft: activity keys, their legal fields (purpose, lawfulBasis, retention, transfers) and each field's status (what get_compliance_state returns).",
+    options: [json],
+    examples: ["catalog annotate list", "catalog annotate list --json"],
+    errors: ["MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
+    name: "dora",
+    usage: "catalog dora show [--json]",
+    summary: "The DORA Register of Information draft, or {inScope: false, register: null} (what get_dora returns).",
+    options: [json],
+    examples: ["catalog dora show --json"],
+    errors: ["MAP_NOT_FOUND"],
+    writes: false
+  },
+  {
     name: "help",
     usage: "catalog help [command] [--json]",
     summary: "Every command with usage and examples, the environment variables read, and the full error registry (code, message, fix).",
