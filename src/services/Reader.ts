@@ -6,6 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import type { ChangeEntry, ChangeList, LineageList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
 import type { ClassValue } from "../domain/Metadata.js"
 import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compliance.js"
+import { draftRopa } from "./Ropa.js"
 import { DatasetNotFound, InvalidParam } from "../errors/index.js"
 import { searchWords, StoreReader, type ChangeRow, type ColumnRow, type DatasetRow, type EdgeRow, type SourceRow } from "./Store.js"
 
@@ -13,7 +14,7 @@ import { searchWords, StoreReader, type ChangeRow, type ColumnRow, type DatasetR
 export interface ReaderConfig {
   readonly controller: { readonly name: string | null; readonly contact: string | null } | null
   readonly dora: { readonly inScope: boolean; readonly entity: { readonly lei: string | null; readonly name: string | null; readonly country: string | null; readonly currency: string | null } } | null
-  readonly configuredSources: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly driver: string; readonly label?: string | undefined; readonly region?: string | undefined }> | null
+  readonly configuredSources: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly driver: string; readonly label?: string | undefined; readonly region?: string | undefined; readonly role?: string | undefined }> | null
   readonly catalogOnly: boolean
   readonly now: () => Date
 }
@@ -107,6 +108,8 @@ const summarizeChange = (r: ChangeRow, d: Record<string, unknown>): string => {
     case "column.classified": return `${r.by ?? "someone"} set ${r.entity} to ${String(d["to"])} (was ${String(d["from"])})`
     case "column.classification_cleared": return `${r.by ?? "someone"} cleared the override on ${r.entity}; back to the scan's ${String(d["to"])}`
     case "source.added": return `source ${r.entity} (${String(d["kind"] ?? "")}) scanned for the first time`
+    case "ropa.field_filled": return `${r.by ?? "someone"} filled ${r.entity} (draft, not confirmed): ${String(d["value"] ?? "")}`
+    case "ropa.field_confirmed": return `${r.by ?? "someone"} confirmed ${r.entity}: ${String(d["value"] ?? "")}`
     case "source.removed": return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
     default: return `${r.kind} ${r.entity}`
   }
@@ -407,13 +410,20 @@ export const ReaderLive = Layer.effect(
       } satisfies Provenance
     }))
 
-    const compliance = Effect.sync((): RopaDraft => ({
-      seal: "draft",
-      stamp: "DRAFT, not an official record",
-      generatedAt: cfg.now().toISOString(),
-      controller: cfg.controller,
-      activities: [],
-      openLegalCalls: 0
+    const compliance = orDie(Effect.gen(function*() {
+      const cols = yield* store.ropaColumns
+      const edges = yield* store.edges()
+      const sources = yield* store.sources
+      const annotations = yield* store.annotations
+      const conf = new Map((cfg.configuredSources ?? []).map((s) => [s.id, s]))
+      return draftRopa({
+        columns: cols.map((c) => ({ datasetId: c.dataset_id, source: c.source_id, schema: c.schema_name, table: c.table_name, kind: c.kind, column: c.name, value: c.value, category: c.category, primaryKey: c.is_pk === 1, ref: c.ref })),
+        edges: edges.map((e) => ({ from: e.from_id, to: e.to_id })),
+        sources: sources.map((s) => ({ id: s.id, kind: s.kind, label: conf.get(s.id)?.label ?? s.label, region: conf.get(s.id)?.region ?? s.region, role: conf.get(s.id)?.role ?? null })),
+        controller: cfg.controller,
+        annotations,
+        now: cfg.now()
+      })
     }))
 
     const glossary = orDie(Effect.gen(function*() {

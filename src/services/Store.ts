@@ -7,6 +7,7 @@ import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import type { DatasetKind, RawColumn, RawDataset, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
 import { NodeSqliteClient } from "../layers/NodeSqlite.js"
+import type { AnnotationRow } from "./Ropa.js"
 
 // ── identifiers ──────────────────────────────────────────────────────────────────────────────
 const enc = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F")
@@ -167,6 +168,9 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
   readonly columnsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
+  /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
+  readonly ropaColumns: Effect.Effect<ReadonlyArray<{ readonly dataset_id: string; readonly source_id: string; readonly schema_name: string; readonly table_name: string; readonly kind: string; readonly name: string; readonly value: ClassValue; readonly category: string | null; readonly is_pk: number; readonly ref: string | null }>, SqlError.SqlError>
+  readonly annotations: Effect.Effect<ReadonlyArray<AnnotationRow>, SqlError.SqlError>
   readonly methodCounts: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly n: number }>, SqlError.SqlError>
   readonly overrideStats: Effect.Effect<{ readonly overrides: number; readonly drift: number }, SqlError.SqlError>
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>
@@ -183,6 +187,8 @@ export class Store extends Context.Tag("catalog/Store")<Store, {
   readonly setOverride: (columnId: string, value: ClassValue, by: string) => Effect.Effect<{ readonly previous: ClassValue }, SqlError.SqlError>
   readonly clearOverride: (columnId: string, by: string) => Effect.Effect<{ readonly cleared: boolean; readonly restored: ClassValue }, SqlError.SqlError>
   readonly removeSource: (id: string, by: string) => Effect.Effect<{ readonly datasets: number }, SqlError.SqlError>
+  /** A legal-field fill (`suggested`) or confirmation, with a change-log entry attributed to `by`. */
+  readonly setAnnotation: (row: AnnotationRow) => Effect.Effect<void, SqlError.SqlError>
 }>() {}
 
 const now = () => new Date().toISOString()
@@ -207,6 +213,12 @@ export const StoreReaderLive = Layer.effect(
       column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       columnsByIds: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.id", ids)}`,
       classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),
+      ropaColumns: sql`
+        SELECT c.dataset_id, d.source_id, d.schema_name, d.name AS table_name, d.kind, c.name, coalesce(o.value, c.m_value) AS value,
+          CASE WHEN o.value IS NULL OR o.value = c.m_value THEN c.m_category ELSE o.value END AS category, c.is_pk, c.ref
+        FROM columns c JOIN datasets d ON d.id = c.dataset_id LEFT JOIN overrides o ON o.column_id = c.id
+        WHERE coalesce(o.value, c.m_value) <> 'not' ORDER BY c.dataset_id, c.position`,
+      annotations: sql<AnnotationRow>`SELECT * FROM annotations ORDER BY activity_key, field`,
       methodCounts: sql<{ method: string; n: number }>`SELECT CASE WHEN o.value IS NULL THEN c.m_method ELSE 'human' END AS method, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1 ORDER BY 1`,
       overrideStats: sql<{ overrides: number; drift: number }>`SELECT count(*) AS overrides, coalesce(sum(o.value <> c.m_value), 0) AS drift FROM overrides o JOIN columns c ON c.id = o.column_id`.pipe(Effect.map((r) => r[0] ?? { overrides: 0, drift: 0 })),
       edges: (id) => {
@@ -415,7 +427,18 @@ export const StoreLive = Layer.effect(
       }))
 
     const knownSources = sql<{ id: string }>`SELECT id FROM sources ORDER BY id`.pipe(Effect.map((r) => r.map((x) => x.id)))
-    return Store.of({ knownSources, commitScan, setOverride, clearOverride, removeSource })
+    const setAnnotation: Store["Type"]["setAnnotation"] = (row) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const prev = yield* sql<{ value: string; status: string }>`SELECT value, status FROM annotations WHERE activity_key = ${row.activity_key} AND field = ${row.field}`
+        yield* sql`INSERT INTO annotations (activity_key, field, value, status, by, at, confirmed_by, confirmed_at, basis)
+          VALUES (${row.activity_key}, ${row.field}, ${row.value}, ${row.status}, ${row.by}, ${row.at}, ${row.confirmed_by}, ${row.confirmed_at}, ${row.basis})
+          ON CONFLICT(activity_key, field) DO UPDATE SET value = excluded.value, status = excluded.status, by = excluded.by, at = excluded.at,
+            confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at, basis = excluded.basis`
+        const detail = { field: row.field, value: row.value, status: row.status, previous: prev[0] ?? null }
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${row.at}, NULL, ${row.status === "confirmed" ? "ropa.field_confirmed" : "ropa.field_filled"}, ${`${row.activity_key}.${row.field}`}, NULL, ${JSON.stringify(detail)}, ${row.by})`
+      }))
+
+    return Store.of({ knownSources, setAnnotation, commitScan, setOverride, clearOverride, removeSource })
   })
 )
 

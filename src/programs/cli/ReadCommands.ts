@@ -6,8 +6,10 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { ReadLive } from "../../layers/Main.js"
 import { Reader } from "../../services/Reader.js"
+import type { RopaDraft } from "../../domain/Compliance.js"
 import { DescribeEntityUnknown, InvalidParam } from "../../errors/index.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
+import { annotateSet } from "./ComplianceCommands.js"
 
 const origins = ["scan", "dbt", "user"] as const
 
@@ -55,13 +57,13 @@ export const glossaryList = Command.make("list", {}, () =>
 export const annotateList = Command.make("list", {}, () =>
   Effect.gen(function*() {
     const r = yield* (yield* Reader).compliance
-    yield* emit(r, (r) => [
+    yield* emit(r, (r): string => [
       `${bold("Record of processing activities")} — ${r.stamp}`,
       `Controller: ${r.controller ? `${r.controller.name ?? "?"} <${r.controller.contact ?? "?"}>` : "not set (controller.name / controller.contact in catalog.yml)"}`,
       r.activities.length === 0 ? "No activities yet: run `catalog start` to scan sources holding personal data." : "",
-      ...r.activities.map((a) => [
+      ...r.activities.map((a: RopaDraft["activities"][number]) => [
         `${bold(a.key)} ${a.name} · ${a.datasets.length} datasets${a.special ? " · special" : ""}${a.criminal ? " · criminal" : ""}`,
-        ...Object.values(a.legal).map((f) => `  ${f.field.padEnd(12)} ${f.status === "confirmed" ? green("confirmed") : yellow("suggested")}${f.needsReview ? yellow(" (needs review)") : ""} ${f.value ?? dim("(empty)")}${f.confirmedBy ? dim(` — ${f.confirmedBy}`) : ""}`)
+        ...[a.legal.purpose, a.legal.lawfulBasis, a.legal.retention, a.legal.transfers].map((f) => `  ${f.field.padEnd(12)} ${f.status === "confirmed" ? green("confirmed") : yellow("suggested")}${f.needsReview ? yellow(" (needs review)") : ""} ${f.value ?? dim("(empty)")}${f.confirmedBy ? dim(` — ${f.confirmedBy}`) : ""}`)
       ].join("\n")),
       `Open legal calls: ${r.openLegalCalls}`
     ].filter((l) => l !== "").join("\n"))
@@ -78,6 +80,6 @@ export const doraShow = Command.make("show", {}, () =>
 /** `catalog lineage` (read part: list). */
 export const lineage = Command.make("lineage").pipe(Command.withSubcommands([lineageList]))
 export const glossary = Command.make("glossary").pipe(Command.withSubcommands([glossaryList]))
-export const annotate = Command.make("annotate").pipe(Command.withSubcommands([annotateList]))
+export const annotate = Command.make("annotate").pipe(Command.withSubcommands([annotateList, annotateSet]))
 export const dora = Command.make("dora").pipe(Command.withSubcommands([doraShow]))
 
