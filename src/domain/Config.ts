@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 
 /** The built-in source kinds. */
-export const builtinKinds = ["postgres", "mysql", "sqlite", "manual"] as const
+export const builtinKinds = ["postgres", "mysql", "sqlite", "manual", "dbt"] as const
 export type BuiltinKind = (typeof builtinKinds)[number]
 
 /** The default driver of each built-in kind. */
@@ -13,7 +13,8 @@ export const defaultDriver: Record<BuiltinKind, string> = {
   postgres: "pg",
   mysql: "mysql2",
   sqlite: "node:sqlite",
-  manual: "csv"
+  manual: "csv",
+  dbt: "dbt-manifest"
 }
 
 const SourceId = Schema.String.pipe(
@@ -32,8 +33,10 @@ export const SourceConfig = Schema.Struct({
   driver: Schema.String.pipe(Schema.minLength(1)),
   /** Name of the environment variable holding the connection string (not needed for `manual`). */
   connectionRef: Schema.optional(EnvVarName),
-  /** `manual`: path of the schema CSV, relative to the config file's folder. */
+  /** `manual`: path of the schema CSV; `dbt`: path of manifest.json (relative to the config file's folder). */
   path: Schema.optional(Schema.String),
+  /** `dbt`: the id of the warehouse source whose datasets the manifest's models map onto. */
+  target: Schema.optional(Schema.String),
   label: Schema.optional(Schema.String),
   /** Where the data is hosted, e.g. `eu-west-1`, `us-east-1`, `DE`. */
   region: Schema.optional(Schema.String),

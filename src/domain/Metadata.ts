@@ -49,9 +49,17 @@ export interface RawDataset {
   readonly dependsOn: ReadonlyArray<{ readonly schema: string; readonly name: string }>
 }
 
+/** A lineage edge between full dataset ids, from a lineage-only source (a dbt manifest). */
+export interface RawEdge {
+  readonly from: string
+  readonly to: string
+}
+
 /** Everything a scan of one source returned. */
 export interface RawSource {
   readonly datasets: ReadonlyArray<RawDataset>
+  /** Lineage-only sources (kind `dbt`) return edges between dataset ids of their target source. */
+  readonly edges?: ReadonlyArray<RawEdge>
   /** e.g. "PostgreSQL 15.19" — shown in provenance. */
   readonly serverVersion: string | null
 }

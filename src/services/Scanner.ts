@@ -74,7 +74,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
         const base = { id: source.id, kind: source.kind, driver: source.driver, label: source.label ?? null, region: source.region ?? null, userAuthored: false }
         if (result._tag === "Right") {
           const verdicts = classifier.classifySource(result.right.datasets)
-          outcomes.push({ _tag: "Scanned", ...base, serverVersion: result.right.serverVersion, datasets: result.right.datasets, verdicts })
+          outcomes.push({ _tag: "Scanned", ...base, serverVersion: result.right.serverVersion, datasets: result.right.datasets, verdicts, ...(result.right.edges !== undefined ? { edges: result.right.edges } : {}) })
           const columns = result.right.datasets.reduce((n, d) => n + d.columns.length, 0)
           const personal = verdicts.reduce((n, vs) => n + vs.filter((v) => v.value !== "not").length, 0)
           reports.push({ id: source.id, kind: source.kind, reached: true, datasets: result.right.datasets.length, columns, personal, ms, error: null })

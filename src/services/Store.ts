@@ -5,7 +5,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import type { DatasetKind, RawColumn, RawDataset, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
+import type { DatasetKind, RawColumn, RawDataset, RawEdge, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
 import { NodeSqliteClient } from "../layers/NodeSqlite.js"
 import type { AnnotationRow } from "./Ropa.js"
 
@@ -120,6 +120,8 @@ export type SourceOutcome =
     readonly serverVersion: string | null
     readonly datasets: ReadonlyArray<RawDataset>
     readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
+    /** Lineage-only sources (dbt): edges between dataset ids, stored with origin `dbt`. */
+    readonly edges?: ReadonlyArray<RawEdge>
   }
   | {
     readonly _tag: "Failed"
@@ -171,6 +173,8 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
   readonly ropaColumns: Effect.Effect<ReadonlyArray<{ readonly dataset_id: string; readonly source_id: string; readonly schema_name: string; readonly table_name: string; readonly kind: string; readonly name: string; readonly value: ClassValue; readonly category: string | null; readonly is_pk: number; readonly ref: string | null }>, SqlError.SqlError>
   readonly annotations: Effect.Effect<ReadonlyArray<AnnotationRow>, SqlError.SqlError>
+  readonly doraCells: Effect.Effect<ReadonlyArray<{ readonly table_code: string; readonly row_key: string; readonly column_code: string; readonly value: string; readonly by: string; readonly at: string }>, SqlError.SqlError>
+  readonly descriptions: Effect.Effect<ReadonlyArray<{ readonly entity_id: string; readonly text: string; readonly drafted: number; readonly by: string; readonly at: string }>, SqlError.SqlError>
   readonly methodCounts: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly n: number }>, SqlError.SqlError>
   readonly overrideStats: Effect.Effect<{ readonly overrides: number; readonly drift: number }, SqlError.SqlError>
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>
@@ -219,6 +223,8 @@ export const StoreReaderLive = Layer.effect(
         FROM columns c JOIN datasets d ON d.id = c.dataset_id LEFT JOIN overrides o ON o.column_id = c.id
         WHERE coalesce(o.value, c.m_value) <> 'not' ORDER BY c.dataset_id, c.position`,
       annotations: sql<AnnotationRow>`SELECT * FROM annotations ORDER BY activity_key, field`,
+      doraCells: sql`SELECT table_code, row_key, column_code, value, by, at FROM dora_cells ORDER BY table_code, row_key, column_code`,
+      descriptions: sql`SELECT entity_id, text, drafted, by, at FROM descriptions ORDER BY entity_id`,
       methodCounts: sql<{ method: string; n: number }>`SELECT CASE WHEN o.value IS NULL THEN c.m_method ELSE 'human' END AS method, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1 ORDER BY 1`,
       overrideStats: sql<{ overrides: number; drift: number }>`SELECT count(*) AS overrides, coalesce(sum(o.value <> c.m_value), 0) AS drift FROM overrides o JOIN columns c ON c.id = o.column_id`.pipe(Effect.map((r) => r[0] ?? { overrides: 0, drift: 0 })),
       edges: (id) => {
@@ -302,7 +308,9 @@ export const StoreLive = Layer.effect(
           log("source.removed", sid, sid, { datasets: rows.length, reason: "no longer in catalog.yml" }, by)
         }
 
-        for (const o of outcomes) {
+        // Lineage-only sources last, so that their edges resolve against this scan's datasets.
+        const lineageOnly = (o: SourceOutcome) => (o._tag === "Scanned" && o.edges !== undefined ? 1 : 0)
+        for (const o of [...outcomes].sort((a, b) => lineageOnly(a) - lineageOnly(b))) {
           if (o._tag === "Failed") {
             upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, o.status, o.errorCode, o.errorMessage, null, at, null)
             continue
@@ -368,19 +376,27 @@ export const StoreLive = Layer.effect(
           })
           for (const [id, prev] of previous) if (!seen.has(id)) dropDataset(id, prev.rowid, o.id)
 
-          // Scan lineage is regenerated: stale edges disappear, user edges are never touched.
-          const oldEdges = new Set((db.prepare("SELECT id FROM lineage WHERE source_id = ? AND origin = 'scan'").all(o.id) as Array<{ id: string }>).map((r) => r.id))
-          const insEdge = db.prepare("INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (?, ?, ?, 'scan', ?, ?, NULL)")
+          // Scan and dbt lineage is regenerated: stale edges disappear, user edges are never touched.
+          const origin = o.edges !== undefined ? "dbt" : "scan"
+          const oldEdges = new Set((db.prepare("SELECT id FROM lineage WHERE source_id = ? AND origin = ?").all(o.id, origin) as Array<{ id: string }>).map((r) => r.id))
+          const insEdge = db.prepare("INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (?, ?, ?, ?, ?, ?, NULL)")
           const delEdge = db.prepare("DELETE FROM lineage WHERE id = ?")
           const newEdges = new Set<string>()
+          const addEdge = (from: string, to: string) => {
+            const eid = edgeId(from, to, origin)
+            if (newEdges.has(eid)) return
+            newEdges.add(eid)
+            if (!oldEdges.has(eid)) insEdge.run(eid, from, to, origin, o.id, at)
+          }
           for (const ds of o.datasets) {
             const to = datasetId(o.id, ds.schema, ds.name)
-            for (const dep of ds.dependsOn) {
-              const from = datasetId(o.id, dep.schema, dep.name)
-              const eid = edgeId(from, to, "scan")
-              newEdges.add(eid)
-              if (!oldEdges.has(eid)) insEdge.run(eid, from, to, o.id, at)
-            }
+            for (const dep of ds.dependsOn) addEdge(datasetId(o.id, dep.schema, dep.name), to)
+          }
+          if (o.edges !== undefined) {
+            // Manifest names may differ in case from the scanned ones (Snowflake upper-cases); resolve to the scanned id.
+            const known = new Map((db.prepare("SELECT id FROM datasets").all() as Array<{ id: string }>).map((r) => [r.id.toLowerCase(), r.id]))
+            const resolve = (id: string) => known.get(id.toLowerCase()) ?? id
+            for (const e of o.edges) addEdge(resolve(e.from), resolve(e.to))
           }
           for (const eid of oldEdges) if (!newEdges.has(eid)) delEdge.run(eid)
         }
