@@ -20,6 +20,7 @@ import { Secrets } from "../../services/Secrets.js"
 import { Store, StoreReader } from "../../services/Store.js"
 import { runDoctor } from "./doctor.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
+import { watch } from "./WatchCommand.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
 import { commandDocs, environmentDocs, globalOptions } from "./spec.js"
@@ -351,6 +352,14 @@ const catalogOnly = Command.make("catalog-only", { value: Args.text({ name: "on|
 
 const config = configShow.pipe(Command.withSubcommands([catalogOnly]))
 
+// ── mcp (the agent server; its program and the MCP SDK load only when this command runs) ──────
+const mcp = Command.make("mcp", { printConfig: Options.boolean("print-config"), skill: Options.boolean("skill") }, (options) =>
+  Effect.flatMap(Effect.promise(() => import("../mcp/main.js")), (m) => m.mcp(options)))
+
+// ── open (the read API + local portal page; the HTTP stack loads only when this command runs) ─
+const open = Command.make("open", { port: Options.text("port").pipe(Options.optional) }, ({ port }) =>
+  Effect.flatMap(Effect.promise(() => import("../http/main.js")), (m) => Effect.flatMap(CliFlags, (f) => m.open({ port: Option.getOrUndefined(port), json: f.json }))))
+
 const skill = Command.make("skill", {}, () =>
   Effect.flatMap(CliFlags, (f) => f.json ? Console.log(JSON.stringify({ version, markdown: skillMarkdown(version) }, null, 2)) : Console.log(skillMarkdown(version))))
 
@@ -396,7 +405,7 @@ const help = Command.make("help", { command: Args.text({ name: "command" }).pipe
   }))
 
 export const root = Command.make("catalog").pipe(
-  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, annotate, dora])
+  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, annotate, dora, watch, mcp, open])
 )
 
 export const cli = Command.run(root, { name: "catalog", version })

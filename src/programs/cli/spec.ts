@@ -151,6 +151,31 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
     writes: false
   },
   {
+    name: "mcp",
+    usage: "catalog mcp [--print-config | --skill]",
+    summary: "The read-only agent (MCP) server over stdio, started by the AI application: eight read tools, no write tool, no network; logs on stderr; ends when stdin closes. --print-config prints the mcpServers registration block on stdout (the one-line `claude mcp add` command and any warning on stderr); --skill prints the assistant's playbook.",
+    options: [
+      { flag: "--print-config", description: "print the mcpServers block with absolute CATALOG_DATA and CATALOG_CONFIG, the package version pinned; warns on stderr before the first scan" },
+      { flag: "--skill", description: "print the versioned markdown playbook for the assistant (tool order, trust vocabulary, Hard Rule #4)" },
+      json
+    ],
+    examples: ["catalog mcp --print-config", "catalog mcp --print-config > .mcp.json", "catalog mcp --skill > CATALOG_MCP_SKILL.md"],
+    errors: ["INVALID_PARAM"],
+    writes: false
+  },
+  {
+    name: "open",
+    usage: "catalog open [--port <n>] [--json]",
+    summary: "Serve the local portal page (/) and the read-only HTTP API (/api/v1: ten GET routes, OpenAPI at /api/v1/openapi.json) on 127.0.0.1 until Ctrl+C; a human runs it in its own terminal. Loopback only: requests whose Host is not localhost/127.0.0.1/[::1] are refused. Prints the URL on stderr (with --json, one line {url, api, port} on stdout once listening).",
+    options: [
+      { flag: "--port <n>", description: "port on 127.0.0.1 (default 4319, or CATALOG_HTTP_PORT; 0 picks a free port and prints it)" },
+      json
+    ],
+    examples: ["catalog open", "catalog open --port 8080", "CATALOG_HTTP_PORT=0 catalog open --json"],
+    errors: ["MAP_NOT_FOUND", "PORT_IN_USE", "INVALID_PARAM", "SCHEMA_MIGRATION_REQUIRED"],
+    writes: false
+  },
+  {
     name: "lineage",
     usage: "catalog lineage list [--dataset <datasetId>] [--origin scan|dbt|user] [--json]",
     summary: "Lineage edges (scan, dbt and human-asserted): all, or one dataset's upstream and downstream flows (what the MCP tool get_lineage returns).",
@@ -196,6 +221,15 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
     writes: false
   },
   {
+    name: "watch",
+    usage: "catalog watch [--ci] [--webhook <url>] [--json]",
+    summary: "Re-scan every source, then report what moved in the RoPA draft. --ci exits 3 when a core RoPA field moved (activities, legal fields, data categories or subjects, special/criminal data, systems) and says which; --webhook POSTs a JSON change summary (metadata only; skipped when catalog-only is on).",
+    options: [{ flag: "--ci", description: "exit 3 when a core RoPA field moved" }, { flag: "--webhook <url>", description: "POST the change summary to this http(s) URL" }, json],
+    examples: ["catalog watch --ci", "catalog watch --webhook https://hooks.example.com/catalog --json"],
+    errors: ["WEBHOOK_FAILED", "CONFIG_NOT_FOUND", "NO_SOURCES", "NO_SOURCE_DETECTED", "SOURCE_UNREACHABLE"],
+    writes: true
+  },
+  {
     name: "help",
     usage: "catalog help [command] [--json]",
     summary: "Every command with usage and examples, the environment variables read, and the full error registry (code, message, fix).",
@@ -213,6 +247,7 @@ export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly de
   { name: "<connectionRef>", description: "each source's connection string, in the variable its connectionRef names (from the environment or ./.env)" },
   { name: "CATALOG_SECRET_<ref>", description: "alternative name for a source's connection string" },
   { name: "CATALOG_SIGNER_EMAIL", description: "who human acts (classification corrections) are attributed to; default: the OS user" },
+  { name: "CATALOG_HTTP_PORT", description: "port of `catalog open` on 127.0.0.1 when --port is not given (default 4319)" },
   { name: "USER / LOGNAME", description: "the OS user, for attribution when CATALOG_SIGNER_EMAIL is not set" },
   { name: "CI", description: "when set (and not 0/false), never prompt" }
 ]

@@ -1,0 +1,82 @@
+/**
+ * `watch`: one re-scan, then what moved. `--ci` exits 3 when a core RoPA field moved (and says
+ * which); `--webhook <url>` POSTs a JSON change summary — a failed delivery is WEBHOOK_FAILED and the
+ * re-scan still stands.
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import * as fs from "node:fs"
+import { NoSources, WebhookFailed } from "../../errors/index.js"
+import { ScanLive } from "../../layers/Main.js"
+import { indexPath } from "../../layers/Sql.js"
+import { AppEnv, dataDir } from "../../services/AppEnv.js"
+import { ConfigFile } from "../../services/ConfigFile.js"
+import { Reader } from "../../services/Reader.js"
+import { diffRopa } from "../../services/RopaDiff.js"
+import { Scanner } from "../../services/Scanner.js"
+import { version } from "../../version.js"
+import { bold, emit, green, yellow } from "./render.js"
+
+const deliver = (url: string, body: unknown) =>
+  Effect.tryPromise({
+    try: async () => {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": `local-data-catalog/${version}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000)
+      })
+      if (!res.ok) throw new Error(`the receiver answered HTTP ${res.status}`)
+      return res.status
+    },
+    catch: (e) => new WebhookFailed({ message: `Webhook delivery to ${url} failed: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}; the local re-scan stands.`, param: "webhook" })
+  })
+
+export const watch = Command.make("watch", {
+  ci: Options.boolean("ci"),
+  webhook: Options.text("webhook").pipe(Options.optional)
+}, ({ ci, webhook }) =>
+  Effect.gen(function*() {
+    const loaded = yield* (yield* ConfigFile).load()
+    if (loaded.file.sources.length === 0) return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
+    const url = Option.getOrUndefined(webhook)
+    if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url)) {
+      return yield* new WebhookFailed({ message: `"${url}" is not an http(s) URL.`, fix: "Pass --webhook https://host/path.", param: "webhook" })
+    }
+    const env = yield* AppEnv
+    const hadCatalog = fs.existsSync(indexPath(dataDir(env)))
+    const result = yield* Effect.gen(function*() {
+      const reader = yield* Reader
+      const before = hadCatalog ? yield* reader.compliance : null
+      const report = yield* (yield* Scanner).run()
+      const after = yield* reader.compliance
+      const changes = yield* reader.changes(undefined, 1000) // default window: this scan
+      return { report, moved: before === null ? [] : diffRopa(before, after), changes }
+    }).pipe(Effect.provide(ScanLive))
+    const summary = {
+      event: "catalog.rescan",
+      tool: `local-data-catalog/${version}`,
+      at: new Date().toISOString(),
+      scanId: result.report.summary.scanId,
+      coverage: result.report.coverage,
+      summary: result.report.summary,
+      ropaMoved: result.moved,
+      changes: result.changes.changes.map((c) => ({ seq: c.seq, kind: c.kind, entity: c.entity, summary: c.summary }))
+    }
+    let delivery: { url: string; status: number } | { skipped: string } | null = null
+    if (url !== undefined) {
+      if (loaded.file.catalogOnly) delivery = { skipped: "catalog-only is on: no metadata leaves this machine, so the webhook was not called" }
+      else {
+        // The error carries the summary, so --json still prints one JSON value.
+        const status = yield* deliver(url, summary).pipe(Effect.mapError((e) => new WebhookFailed({ message: e.message, param: "webhook", details: { ...summary, webhook: { url, delivered: false } } })))
+        delivery = { url, status }
+      }
+    }
+    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: ci && result.moved.length > 0 ? 3 : 0 }, (s) => [
+      `${bold("Re-scan")} #${s.scanId}: ${s.summary.changes} change entries. ${s.coverage.line}`,
+      s.ropaMoved.length === 0 ? green("No core RoPA field moved.") : yellow(`${s.ropaMoved.length} core RoPA field(s) moved:`),
+      ...s.ropaMoved.map((m) => `  ${m.summary}`),
+      ...(delivery ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`] : [])
+    ].join("\n"))
+    if (ci && result.moved.length > 0) yield* Effect.sync(() => { process.exitCode = 3 })
+  }))
