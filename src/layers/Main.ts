@@ -33,7 +33,7 @@ export const ReadLive = ReaderLive.pipe(Layer.provide(StoreReaderLive), Layer.pr
 export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
   Layer.provideMerge(StoreReaderLive),
   Layer.provide(ReaderConfigLive),
-  Layer.provide(SqlWriteLive)
+  Layer.provideMerge(SqlWriteLive)
 )
 
 /**
