@@ -1,8 +1,9 @@
 // Bundles src/bin.ts into dist/ as ESM with code splitting, so that the CLI loads only what a command needs.
-// The bundle is written to a fresh folder and swapped in with renames, so a build never leaves dist/
+// The bundle is written to a fresh folder and moved in with renames, so a build never leaves dist/
 // missing or half-written for a CLI that is running at the same time.
 import { build } from "esbuild"
-import { chmodSync, existsSync, renameSync, rmSync } from "node:fs"
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
+import { portalEsbuildPlugin } from "../src/programs/http/portal/bundle.mjs"
 
 const out = `dist.build-${process.pid}`
 rmSync(out, { recursive: true, force: true })
@@ -22,13 +23,22 @@ try {
     banner: {
       js: "import { createRequire as __catalogCreateRequire } from 'node:module'; const require = __catalogCreateRequire(import.meta.url);"
     },
-    external: ["pg-native", "cloudflare:sockets"]
+    external: ["pg-native", "cloudflare:sockets"],
+    // The local portal page (served by `catalog open`) as strings: `virtual:portal-assets`.
+    plugins: [portalEsbuildPlugin()]
   })
   chmodSync(`${out}/bin.js`, 0o755)
-  const old = `dist.old-${process.pid}`
-  if (existsSync("dist")) renameSync("dist", old)
-  renameSync(out, "dist")
-  rmSync(old, { recursive: true, force: true })
+  // Move the new files in one by one (bin.js last). Chunk names are content hashes, so the previous
+  // build's chunks stay loadable for a CLI that started before this build; they are pruned after an hour.
+  mkdirSync("dist", { recursive: true })
+  const fresh = new Set(readdirSync(out))
+  for (const f of [...fresh].filter((f) => !f.startsWith("bin.js")).concat([...fresh].filter((f) => f.startsWith("bin.js")))) {
+    renameSync(`${out}/${f}`, `dist/${f}`)
+  }
+  rmSync(out, { recursive: true, force: true })
+  for (const f of readdirSync("dist")) {
+    if (!fresh.has(f) && Date.now() - statSync(`dist/${f}`).mtimeMs > 3_600_000) rmSync(`dist/${f}`, { force: true })
+  }
 } catch (e) {
   rmSync(out, { recursive: true, force: true })
   throw e

@@ -1,0 +1,211 @@
+/**
+ * The read API contract served by `catalog open`: exactly the ten GET routes of SPEC.md §B, under
+ * `/api/v1`, as one `HttpApi` value. The handlers, `/api/v1/openapi.json`, the `GET /api/v1` index
+ * and the ENDPOINT_NOT_FOUND list are all derived from it, so none of them can drift from the routes.
+ *
+ * Success bodies are the Reader's values (their Schemas come from `domain/`); error bodies are the
+ * registry's one shape `{ error: { code, message, fix?, param? } }`.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
+import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
+import { DatasetNotFound, InvalidParam, toErrorBody, type CatalogErrorShape, type ErrorInput } from "../../errors/index.js"
+import { changesLimits, searchLimits } from "../../services/Reader.js"
+import { version } from "../../version.js"
+
+/** The path prefix of every API route. */
+export const apiPrefix = "/api/v1"
+
+// ── Error bodies ─────────────────────────────────────────────────────────────────────────────────
+/** The registry's error envelope for one code. */
+const envelope = <const Code extends string>(code: Code) =>
+  Schema.Struct({
+    error: Schema.Struct({
+      code: Schema.Literal(code),
+      message: Schema.String,
+      fix: Schema.optional(Schema.String),
+      param: Schema.optional(Schema.String).annotations({ description: "the request parameter at fault" }),
+      details: Schema.optional(Schema.Unknown)
+    })
+  })
+
+/**
+ * A registry error class as an HttpApi error: handlers fail with the class instance itself, the wire
+ * carries `toErrorBody(instance)` with the given status.
+ */
+const registryError = <Self extends CatalogErrorShape, const Code extends string>(
+  cls: { new(input?: ErrorInput): Self; readonly code: Code },
+  status: number,
+  description: string
+) =>
+  Schema.transform(
+    envelope(cls.code).annotations({ identifier: `${cls.name}Error` }),
+    Schema.declare((u: unknown): u is Self => u instanceof cls, { identifier: cls.name }),
+    {
+      strict: true,
+      decode: (b) =>
+        new cls({
+          message: b.error.message,
+          ...(b.error.fix !== undefined ? { fix: b.error.fix } : {}),
+          ...(b.error.param !== undefined ? { param: b.error.param } : {}),
+          ...(b.error.details !== undefined ? { details: b.error.details } : {})
+        }),
+      encode: (e) => ({ error: { ...toErrorBody(e).error, code: cls.code } })
+    }
+  ).annotations(HttpApiSchema.annotations({ status, description }))
+
+/** 400: a query parameter is missing or malformed; `param` names it. */
+export const InvalidParamError = registryError(InvalidParam, 400, "INVALID_PARAM: a query parameter is missing or malformed; `error.param` names it")
+/** 404: no dataset with that id. */
+export const DatasetNotFoundError = registryError(DatasetNotFound, 404, "DATASET_NOT_FOUND: no dataset with that id")
+/** 500: an unexpected failure (a bug), still in the error envelope. */
+export const InternalErrorBody = envelope("INTERNAL_ERROR").annotations(
+  HttpApiSchema.annotations({ identifier: "InternalError", status: 500, description: "INTERNAL_ERROR: an unexpected failure (a bug)" })
+)
+
+// ── Parameters ───────────────────────────────────────────────────────────────────────────────────
+/**
+ * Query parameters reach the Reader as the raw strings, so that its own validation (the same as
+ * the CLI's and MCP's) answers; the JSON Schema documents what it accepts.
+ */
+const limitParam = (bounds: { readonly default: number; readonly max: number }, what: string) =>
+  Schema.String.annotations({
+    description: `how many ${what} (integer 1 to ${bounds.max}, default ${bounds.default})`,
+    jsonSchema: { type: "integer", minimum: 1, maximum: bounds.max, default: bounds.default, description: `how many ${what}` }
+  })
+
+const datasetId = Schema.String.annotations({
+  description: "dataset id `<source>/<schema>/<table>`, percent-encoded as one segment (`pg%2Fpublic%2Fusers`) or raw (`pg/public/users`)"
+})
+
+// ── Routes ───────────────────────────────────────────────────────────────────────────────────────
+const catalog = HttpApiGroup.make("catalog")
+  .add(
+    HttpApiEndpoint.get("datasets", "/datasets")
+      .addSuccess(DatasetList.annotations({ identifier: "DatasetList" }))
+      .annotate(OpenApi.Summary, "every dataset in the map")
+  )
+  .add(
+    HttpApiEndpoint.get("dataset", "/datasets/:id")
+      .setPath(Schema.Struct({ id: datasetId }))
+      .addSuccess(Dataset.annotations({ identifier: "Dataset" }))
+      .addError(DatasetNotFoundError)
+      .annotate(OpenApi.Summary, "one dataset: columns, types, personal-data flags, lineage")
+  )
+  .add(
+    HttpApiEndpoint.get("search", "/search")
+      .setUrlParams(Schema.Struct({
+        q: Schema.String.annotations({ description: "the words to look for (required, not empty)" }),
+        limit: Schema.optional(limitParam(searchLimits, "hits"))
+      }))
+      .addSuccess(SearchResult.annotations({ identifier: "SearchResult" }))
+      .addError(InvalidParamError)
+      .annotate(OpenApi.Summary, "ranked hits across datasets, columns and glossary terms")
+  )
+  .add(
+    HttpApiEndpoint.get("lineage", "/lineage")
+      .setUrlParams(Schema.Struct({ dataset: Schema.optional(datasetId) }))
+      .addSuccess(LineageList.annotations({ identifier: "LineageList" }))
+      .addError(InvalidParamError)
+      .addError(DatasetNotFoundError)
+      .annotate(OpenApi.Summary, "lineage edges: all, or one dataset's upstream and downstream")
+  )
+  .add(
+    HttpApiEndpoint.get("changes", "/changes")
+      .setUrlParams(Schema.Struct({
+        since: Schema.optional(Schema.String.annotations({
+          description: "a change sequence number (`0` = the whole log) or an ISO-8601 timestamp; default: the last scan"
+        })),
+        limit: Schema.optional(limitParam(changesLimits, "entries"))
+      }))
+      .addSuccess(ChangeList.annotations({ identifier: "ChangeList" }))
+      .addError(InvalidParamError)
+      .annotate(OpenApi.Summary, "the change-log, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("glossary", "/glossary")
+      .addSuccess(Glossary.annotations({ identifier: "Glossary" }))
+      .annotate(OpenApi.Summary, "business terms, definitions, related datasets")
+  )
+  .annotate(OpenApi.Description, "The map of datasets and columns, search, lineage, the change-log and the glossary.")
+
+const compliance = HttpApiGroup.make("compliance")
+  .add(
+    HttpApiEndpoint.get("complianceState", "/compliance/state")
+      .addSuccess(RopaDraft.annotations({ identifier: "RopaDraft" }))
+      .annotate(OpenApi.Summary, "the RoPA draft (Art. 30): activities and legal fields with status")
+  )
+  .add(
+    HttpApiEndpoint.get("provenance", "/provenance")
+      .addSuccess(Provenance.annotations({ identifier: "Provenance" }))
+      .annotate(OpenApi.Summary, "trust signal: reachability, staleness, classifier methods, change-log head")
+  )
+  .add(
+    HttpApiEndpoint.get("dora", "/dora")
+      .addSuccess(DoraState.annotations({ identifier: "DoraState" }))
+      .annotate(OpenApi.Summary, "the DORA register draft, or {inScope: false, register: null}")
+  )
+  .annotate(OpenApi.Description, "The compliance drafts and the trust signal; all read-only DRAFTs.")
+
+/** The OpenAPI 3.1 document (loosely typed: it describes itself). */
+export const OpenApiDocument = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "OpenApiDocument",
+  description: "an OpenAPI 3.1 document"
+})
+
+const meta = HttpApiGroup.make("meta")
+  .add(
+    HttpApiEndpoint.get("openapi", "/openapi.json")
+      .addSuccess(OpenApiDocument)
+      .annotate(OpenApi.Summary, "OpenAPI description of this API")
+  )
+  .annotate(OpenApi.Description, "This API's own description.")
+
+/**
+ * HttpApi declares its own decode error (400, `HttpApiDecodeError`) on every route. Here it never
+ * reaches the wire: the server turns it into INVALID_PARAM naming the parameter. So the document
+ * says exactly that: routes with query parameters answer 400 INVALID_PARAM, the others have no 400.
+ */
+const documentDecodeErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
+  interface Op { parameters?: Array<{ readonly in: string }>; responses: Record<string, unknown> }
+  const out = structuredClone(spec) as { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, unknown> } }
+  const invalidParam = out.components.schemas["InvalidParamError"] !== undefined
+  for (const item of Object.values(out.paths)) {
+    for (const op of Object.values(item)) {
+      const hasQuery = (op.parameters ?? []).some((p) => p.in === "query")
+      if (hasQuery && invalidParam) {
+        op.responses["400"] = {
+          description: "INVALID_PARAM: a query parameter is missing or malformed; `error.param` names it",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/InvalidParamError" } } }
+        }
+      } else {
+        delete op.responses["400"]
+      }
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) {
+    delete out.components.schemas[name]
+  }
+  return out
+}
+
+/** The read API: ten GET routes under /api/v1. */
+export class Api extends HttpApi.make("catalog")
+  .add(catalog)
+  .add(compliance)
+  .add(meta)
+  .addError(InvalidParamError)
+  .addError(InternalErrorBody)
+  .prefix(apiPrefix)
+  .annotate(OpenApi.Title, "local-data-catalog read API")
+  .annotate(OpenApi.Version, version)
+  .annotate(OpenApi.Transform, documentDecodeErrors)
+  .annotate(
+    OpenApi.Description,
+    "Read-only HTTP API served by `catalog open` on 127.0.0.1 (port 4319 by default). GET only: any other method, and any " +
+      "unknown path, answers 404 ENDPOINT_NOT_FOUND with the list of endpoints (also at GET /api/v1). Every error body is " +
+      "`{ \"error\": { \"code\", \"message\", \"fix\"?, \"param\"? } }`. Requests whose Host header is not a loopback name " +
+      "are refused (403)."
+  )
+{}
