@@ -110,6 +110,13 @@ const summarizeChange = (r: ChangeRow, d: Record<string, unknown>): string => {
     case "source.added": return `source ${r.entity} (${String(d["kind"] ?? "")}) scanned for the first time`
     case "ropa.field_filled": return `${r.by ?? "someone"} filled ${r.entity} (draft, not confirmed): ${String(d["value"] ?? "")}`
     case "ropa.field_confirmed": return `${r.by ?? "someone"} confirmed ${r.entity}: ${String(d["value"] ?? "")}`
+    case "lineage.added": return `${r.by ?? "someone"} added lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
+    case "lineage.removed": return `${r.by ?? "someone"} removed lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
+    case "glossary.set": return `${r.by ?? "someone"} set glossary term "${r.entity}"`
+    case "description.drafted": return `description drafted for ${r.entity}`
+    case "dora.import": return `${r.by ?? "someone"} imported DORA table ${r.entity}`
+    case "dora.set": return `${r.by ?? "someone"} set DORA cell ${r.entity}`
+    case "catalog.imported": return `${r.by ?? "someone"} imported the team catalog file ${r.entity}`
     case "source.removed": return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
     default: return `${r.kind} ${r.entity}`
   }
@@ -312,8 +319,15 @@ export const ReaderLive = Layer.effect(
         const limit = yield* parseLimit(rawLimit, searchLimits)
         const qtext = words.join(" ")
         const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) => t.length > 0)
-        let rows = yield* orDie(store.searchDatasets(match, 200))
-        if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, 200))
+        const candidates = Math.min(200, Math.max(50, limit * 5))
+        let rows = yield* orDie(store.searchDatasets(match, candidates))
+        if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, candidates))
+        const columnsByDataset = new Map<string, Array<ColumnRow>>()
+        for (const c of yield* orDie(store.columnsOfMany(rows.map((r) => r.id)))) {
+          const list = columnsByDataset.get(c.dataset_id)
+          if (list) list.push(c)
+          else columnsByDataset.set(c.dataset_id, [c])
+        }
         const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
         const wordsOf = (s: string) => fold(searchWords(s)).split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
         const matches = (s: string) => {
@@ -327,8 +341,7 @@ export const ReaderLive = Layer.effect(
           if (r.title_hit === 1 || dm.length > 0) {
             hits.push({ kind: "dataset", id: r.id, datasetId: r.id, title: r.id, score: r.score * 1.2, why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`, snippet: r.snippet })
           }
-          const cols = yield* orDie(store.columnsOf(r.id))
-          for (const c of cols) {
+          for (const c of columnsByDataset.get(r.id) ?? []) {
             const byName = matches(c.name)
             const byComment = c.comment ? matches(c.comment) : []
             if (byName.length === 0 && byComment.length === 0) continue

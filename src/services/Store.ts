@@ -168,6 +168,8 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly dataset: (id: string) => Effect.Effect<DatasetRow | null, SqlError.SqlError>
   readonly columnsOf: (datasetId: string) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
+  /** The columns of several datasets in one query, in dataset then position order. */
+  readonly columnsOfMany: (datasetIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly columnsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
   /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
@@ -214,6 +216,7 @@ export const StoreReaderLive = Layer.effect(
         GROUP BY d.id ORDER BY d.id`,
       dataset: (id) => sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       columnsOf: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
+      columnsOfMany: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.dataset_id", ids)} ORDER BY c.dataset_id, c.position`,
       column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       columnsByIds: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.id", ids)}`,
       classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),

@@ -13,7 +13,7 @@ describe("ConnectorsLive", () => {
       for (const kind of builtinKinds) {
         const c = yield* connectors.get(kind)
         assert.strictEqual(c.kind, kind)
-        assert.strictEqual(c.needsSecret, kind !== "manual")
+        assert.strictEqual(c.needsSecret, kind !== "manual" && kind !== "dbt")
       }
     }).pipe(Effect.provide(ConnectorsLive)))
 

@@ -4,6 +4,7 @@
 import { Effect, Layer } from "effect"
 import { DriverMissing } from "../../errors/index.js"
 import { type Connector, Connectors } from "../../services/Connectors.js"
+import { DbtConnector } from "./Dbt.js"
 import { ManualCsvConnector } from "./ManualCsv.js"
 import { MysqlConnector } from "./Mysql.js"
 import { PostgresConnector } from "./Postgres.js"
@@ -15,7 +16,7 @@ export { PostgresConnector } from "./Postgres.js"
 export { SqliteConnector, sqlitePath } from "./Sqlite.js"
 
 /** Every built-in connector, in the order `builtinKinds` lists them. */
-export const builtinConnectors: ReadonlyArray<Connector> = [PostgresConnector, MysqlConnector, SqliteConnector, ManualCsvConnector]
+export const builtinConnectors: ReadonlyArray<Connector> = [PostgresConnector, MysqlConnector, SqliteConnector, ManualCsvConnector, DbtConnector]
 
 /** A `Connectors` registry over the given connectors (tests can add fakes). */
 export const makeConnectors = (connectors: ReadonlyArray<Connector>): Connectors["Type"] => {

@@ -19,8 +19,10 @@ import { Scanner } from "../../services/Scanner.js"
 import { Secrets } from "../../services/Secrets.js"
 import { Store, StoreReader } from "../../services/Store.js"
 import { runDoctor } from "./doctor.js"
+import { describe } from "./CatalogCommands.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { watch } from "./WatchCommand.js"
+import { evidence, exportCmd, importCmd } from "./TeamCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
 import { commandDocs, environmentDocs, globalOptions } from "./spec.js"
@@ -259,7 +261,34 @@ const add = Command.make("add", {
     const from = Option.getOrUndefined(o.from)
     let source: SourceConfig
     let preview: { tables: number; columns: number } | null = null
-    if (kind === "manual") {
+    if (kind === "dbt") {
+      // A lineage-only source: the manifest must parse and --target must name a configured warehouse source.
+      const target = Option.getOrUndefined(o.target)?.trim()
+      const warehouses = existing.filter((s) => s.kind !== "dbt").map((s) => s.id)
+      const usage = `catalog add dbt --from target/manifest.json --target <${warehouses.join("|") || "warehouse-source-id"}> --yes`
+      if (from === undefined) return yield* new AddInputInvalid({ message: "A dbt source needs --from <manifest.json> (dbt writes it to target/ on `dbt compile`).", fix: usage, param: "from" })
+      if (target === undefined || target === "") return yield* new AddInputInvalid({ message: "A dbt source needs --target <warehouse-source-id>: the configured source whose datasets the models map onto.", fix: usage, param: "target" })
+      const abs = path.resolve(env.cwd, from)
+      if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) return yield* new AddInputInvalid({ message: `${from} does not exist.`, fix: `Pass the path of dbt's manifest.json with --from (run \`dbt compile\` to write it). ${usage}`, param: "from" })
+      const warehouse = existing.find((s) => s.id === target)
+      if (warehouse === undefined || warehouse.kind === "dbt") {
+        return yield* new AddInputInvalid({
+          message: warehouse === undefined ? `--target "${target}" is not a configured source.` : `--target "${target}" is itself a dbt source; it must name the warehouse source the models live in.`,
+          fix: warehouses.length > 0 ? `Use one of: ${warehouses.join(", ")}.` : "Add the warehouse first (e.g. catalog add postgres --ref DATABASE_URL), then add dbt with --target <its id>.",
+          param: "target"
+        })
+      }
+      const { readDbtManifest } = yield* Effect.promise(() => import("../../layers/connectors/Dbt.js"))
+      const parsed = readDbtManifest(fs.readFileSync(abs, "utf8"), warehouse.id)
+      if (parsed._tag === "Left") return yield* new AddInputInvalid({ message: `${from}: ${parsed.left}`, fix: `Pass dbt's target/manifest.json (schema v10–v12). ${usage}`, param: "from" })
+      const id = Option.getOrElse(o.id, () => "dbt")
+      const prior = existing.find((s) => s.id === id)
+      if (prior !== undefined && prior.kind === "dbt" && prior.target !== warehouse.id) {
+        return yield* new AddInputInvalid({ message: `dbt source "${id}" already exists with target "${prior.target ?? ""}".`, fix: `Pick another id with --id, or remove it first: catalog sources remove ${id} --yes`, param: "id" })
+      }
+      const cfgDir = path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
+      source = { id, kind, driver: defaultDriver.dbt, path: path.relative(cfgDir, abs) || abs, target: warehouse.id }
+    } else if (kind === "manual") {
       if (from === undefined) return yield* new AddInputInvalid({ message: "A manual source needs --from <schema.csv>.", fix: "catalog add manual --from <schema.csv> --yes (header: table,column,type[,description]).", param: "from" })
       const abs = path.resolve(env.cwd, from)
       if (!fs.existsSync(abs)) return yield* new AddInputInvalid({ message: `${from} does not exist.`, fix: "Pass the path of a data-dictionary CSV with --from.", param: "from" })
@@ -405,7 +434,7 @@ const help = Command.make("help", { command: Args.text({ name: "command" }).pipe
   }))
 
 export const root = Command.make("catalog").pipe(
-  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, annotate, dora, watch, mcp, open])
+  Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, describe, annotate, dora, watch, exportCmd, importCmd, evidence, mcp, open])
 )
 
 export const cli = Command.run(root, { name: "catalog", version })

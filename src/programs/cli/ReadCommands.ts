@@ -10,6 +10,7 @@ import type { RopaDraft } from "../../domain/Compliance.js"
 import { DescribeEntityUnknown, InvalidParam } from "../../errors/index.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { annotateSet } from "./ComplianceCommands.js"
+import { glossarySet, lineageAdd, lineageRemove } from "./CatalogCommands.js"
 
 const origins = ["scan", "dbt", "user"] as const
 
@@ -77,9 +78,10 @@ export const doraShow = Command.make("show", {}, () =>
       : "DORA is not in scope (set dora.inScope: true in catalog.yml if the organisation is a financial entity).")
   }).pipe(Effect.provide(ReadLive)))
 
-/** `catalog lineage` (read part: list). */
-export const lineage = Command.make("lineage").pipe(Command.withSubcommands([lineageList]))
-export const glossary = Command.make("glossary").pipe(Command.withSubcommands([glossaryList]))
+/** `catalog lineage`: list, add, remove. */
+export const lineage = Command.make("lineage").pipe(Command.withSubcommands([lineageList, lineageAdd, lineageRemove]))
+export const glossary = Command.make("glossary").pipe(Command.withSubcommands([glossaryList, glossarySet]))
 export const annotate = Command.make("annotate").pipe(Command.withSubcommands([annotateList, annotateSet]))
-export const dora = Command.make("dora").pipe(Command.withSubcommands([doraShow]))
+export const dora = Command.make("dora").pipe(Command.withSubcommands([doraShow, doraImport, doraSet, doraExport]))
+import { doraExport, doraImport, doraSet } from "./DoraCommands.js"
 
