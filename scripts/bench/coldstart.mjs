@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
-  cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, requireBuild, resultsDir, round,
+  cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, resultsDir, round,
   snapshotCli, summariseProfile, textTable, timedOk, writeResults
 } from "./lib.mjs"
 
@@ -34,7 +34,6 @@ const stats = (xs) => ({ runsMs: xs.map((x) => round(x)), medianMs: round(median
 
 export const runColdstartBench = async (argv = []) => {
   const opts = parseArgs(argv)
-  requireBuild()
   const node = process.execPath
   const dir = mkdtempSync(join(tmpdir(), "ldc-bench-cold-"))
   try {

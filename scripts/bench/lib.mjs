@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: process timing, peak RSS, statistics, result files and the
 // summary of a V8 CPU profile (mapped back to src/ through the bundle's source maps).
 import { spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { SourceMap } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -30,6 +30,9 @@ export const snapshotCli = (intoDir) => {
   for (let attempt = 1; ; attempt++) {
     try {
       requireBuild()
+      // A file written in the last 3 s: a build may still be writing.
+      const newest = Math.max(...readdirSync(distDir).map((f) => statSync(join(distDir, f)).mtimeMs))
+      if (Date.now() - newest < 3000) throw new Error("dist/ is being written")
       rmSync(target, { recursive: true, force: true })
       cpSync(distDir, target, { recursive: true })
       const js = readdirSync(target).filter((f) => f.endsWith(".js"))
@@ -40,11 +43,13 @@ export const snapshotCli = (intoDir) => {
           if (!existsSync(join(target, m[1]))) throw new Error(`dist/${f} imports ./${m[1]}, which is missing (a build is running?)`)
         }
       }
+      const smoke = spawnSync(process.execPath, [join(target, "bin.js"), "--version"], { encoding: "utf8" })
+      if (smoke.status !== 0) throw new Error(`the copied CLI does not start: ${smoke.stderr.trim().slice(0, 500)}`)
       return join(target, "bin.js")
     } catch (e) {
-      if (attempt >= 40) throw e
-      process.stderr.write(`dist/ is not usable yet (${e instanceof Error ? e.message : e}); retrying in 15 s…\n`)
-      spawnSync("sleep", ["15"])
+      if (attempt >= 120) throw e
+      process.stderr.write(`dist/ is not usable yet (${e instanceof Error ? e.message : e}); retrying in 5 s…\n`)
+      spawnSync("sleep", ["5"])
     }
   }
 }

@@ -9,7 +9,8 @@
 // server's shared lock table, max_locks_per_transaction × max_connections = 6,400 locks), ANALYZE;
 // (2) baseline: median wall time of `psql -X -A -t -o /dev/null -c '<one pg_catalog query>'`;
 // (3) median wall time and peak RSS of `node dist/bin.js start --json`, first scan (fresh .catalog
-// each run) and re-scan with no change; (4) table + JSON in scripts/bench/results/scan-<date>.json;
+// each run) and re-scan with no change — interleaved with the psql runs, so that a busy machine
+// weighs on both sides of the ratio; (4) table + JSON in scripts/bench/results/scan-<date>.json;
 // (5) the database is dropped at the end, also on failure or Ctrl-C (unless --keep-db / --db).
 // When a ratio misses its target (or with --profile), one more run of each kind is profiled with
 // --cpu-prof and the time is split by phase.
@@ -19,7 +20,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
-  cleanEnv, loadAvg, machine, resultsDir, snapshotCli, median, newestProfile, parseJson, printProfile, repoRoot, requireBuild, round,
+  cleanEnv, loadAvg, machine, resultsDir, snapshotCli, median, newestProfile, parseJson, printProfile, repoRoot, round,
   summariseProfile, textTable, timed, timedOk, gnuTime, writeResults
 } from "./lib.mjs"
 
@@ -184,7 +185,6 @@ const log = (s = "") => process.stderr.write(s + "\n")
 /** Runs the whole scan benchmark; returns the results object (also written to results/). */
 export const runScanBench = async (argv = []) => {
   const opts = parseArgs(argv)
-  requireBuild()
   const node = process.execPath
   const created = opts.db === null
   const db = opts.db ?? `ldc_bench_${randomBytes(5).toString("hex")}`
@@ -230,14 +230,17 @@ export const runScanBench = async (argv = []) => {
       log(`using existing database ${db} (not created, not dropped)`)
     }
 
-    // (2) the psql baseline
+    // (2) + (3) The psql baseline and the CLI runs are interleaved — round i: psql, first scan (fresh
+    // .catalog), psql, re-scan of that catalog — so that both see the same load on the machine.
     const check = psql(db, ["-A", "-t", "-c", baselineQuery])
     const baselineRows = check.stdout.split("\n").filter((l) => l !== "").length
-    log(`psql baseline: one query, ${baselineRows} rows; ${opts.psqlRuns} runs…`)
     const psqlMs = []
-    for (let i = 0; i < opts.psqlRuns; i++) psqlMs.push(timedOk("psql", [...psqlBase(db), "-A", "-t", "-o", "/dev/null", "-c", baselineQuery], { env: psqlEnv() }).ms)
+    const psqlRun = () => {
+      const ms = timedOk("psql", [...psqlBase(db), "-A", "-t", "-o", "/dev/null", "-c", baselineQuery], { env: psqlEnv() }).ms
+      psqlMs.push(ms)
+      log(`  psql: ${round(ms, 0)} ms`)
+    }
 
-    // (3) the CLI
     const dir = join(work, "catalog")
     mkdirSync(dir)
     writeFileSync(join(dir, "catalog.yml"), "version: 1\nsources:\n  - id: bench\n    kind: postgres\n    driver: pg\n    connectionRef: BENCH_PG\n")
@@ -250,22 +253,23 @@ export const runScanBench = async (argv = []) => {
       return { ms: r.ms, maxRssKb: r.maxRssKb, sourceMs: src.ms, datasets: src.datasets, columns: src.columns, summary: report.summary }
     }
     const fresh = () => rmSync(join(dir, ".catalog"), { recursive: true, force: true })
+    const mb = (kb) => (kb === null ? "?" : round(kb / 1024, 0))
 
-    log(`first scan: ${opts.runs} runs (fresh .catalog each)…`)
+    log(`baseline: one psql query, ${baselineRows} rows; ${opts.runs} rounds of psql · first scan · psql · re-scan…`)
     const first = []
-    for (let i = 0; i < opts.runs; i++) {
-      fresh()
-      const r = start()
-      log(`  ${round(r.ms, 0)} ms, connector ${r.sourceMs} ms, ${r.datasets} datasets / ${r.columns} columns, peak RSS ${r.maxRssKb === null ? "?" : round(r.maxRssKb / 1024, 0)} MB`)
-      first.push(r)
-    }
-    log(`re-scan, no change: ${opts.runs} runs…`)
     const rescan = []
     for (let i = 0; i < opts.runs; i++) {
+      psqlRun()
+      fresh()
+      const f = start()
+      log(`  first scan: ${round(f.ms, 0)} ms, connector ${f.sourceMs} ms, ${f.datasets} datasets / ${f.columns} columns, peak RSS ${mb(f.maxRssKb)} MB`)
+      first.push(f)
+      psqlRun()
       const r = start()
-      log(`  ${round(r.ms, 0)} ms, connector ${r.sourceMs} ms, ${r.summary.changes} changes, peak RSS ${r.maxRssKb === null ? "?" : round(r.maxRssKb / 1024, 0)} MB`)
+      log(`  re-scan: ${round(r.ms, 0)} ms, connector ${r.sourceMs} ms, ${r.summary.changes} changes, peak RSS ${mb(r.maxRssKb)} MB`)
       rescan.push(r)
     }
+    while (psqlMs.length < opts.psqlRuns) psqlRun()
     const status = parseJson(timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env }).stdout, "catalog status --json")
 
     // (4) results

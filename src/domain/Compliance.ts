@@ -65,17 +65,39 @@ export const Glossary = Schema.Struct({
 })
 export type Glossary = typeof Glossary.Type
 
+/** One reason the register cannot be exported, located by table code, row key and column code. */
+export const DoraViolation = Schema.Struct({ table: Schema.String, rowKey: Schema.NullOr(Schema.String), column: Schema.NullOr(Schema.String), reason: Schema.String })
+export type DoraViolation = typeof DoraViolation.Type
+
 export const DoraRegister = Schema.Struct({
+  /** As configured under `dora.entity` in catalog.yml. */
   entity: Schema.Struct({ lei: Schema.NullOr(Schema.String), name: Schema.NullOr(Schema.String), country: Schema.NullOr(Schema.String), currency: Schema.NullOr(Schema.String) }),
+  /** The tables that hold at least one row, in template order (docs/dora.md). */
   tables: Schema.Array(Schema.Struct({
     code: Schema.String,
     name: Schema.String,
-    rows: Schema.Array(Schema.Struct({ key: Schema.String, cells: Schema.Record({ key: Schema.String, value: Schema.String }) }))
+    /** The key columns whose values, joined by `|`, make a row key (none: the single row `_`). */
+    rowKey: Schema.optional(Schema.Array(Schema.String)),
+    rows: Schema.Array(Schema.Struct({
+      key: Schema.String,
+      cells: Schema.Record({ key: Schema.String, value: Schema.String }),
+      /** Column codes filled from catalog.yml rather than by a person. */
+      prefilled: Schema.optional(Schema.Array(Schema.String))
+    }))
   })),
   validation: Schema.Struct({
     valid: Schema.Boolean,
-    violations: Schema.Array(Schema.Struct({ table: Schema.String, rowKey: Schema.NullOr(Schema.String), column: Schema.NullOr(Schema.String), reason: Schema.String }))
-  })
+    violations: Schema.Array(DoraViolation)
+  }),
+  /** What parameters.csv of an export would hold (reference date and level are defaults `dora export` can override). */
+  parameters: Schema.optional(Schema.Struct({
+    entityID: Schema.NullOr(Schema.String),
+    refPeriod: Schema.String,
+    baseCurrency: Schema.NullOr(Schema.String),
+    decimalsInteger: Schema.String,
+    decimalsMonetary: Schema.String
+  })),
+  stamp: Schema.optional(Schema.String)
 })
 export type DoraRegister = typeof DoraRegister.Type
 

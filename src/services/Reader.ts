@@ -446,10 +446,12 @@ export const ReaderLive = Layer.effect(
       return { returned: kept.length, total: terms.length, truncated: kept.length < terms.length, terms: kept } satisfies Glossary
     }))
 
-    const dora = Effect.sync((): DoraState =>
-      cfg.dora?.inScope === true
-        ? { inScope: true, register: { entity: cfg.dora.entity, tables: [], validation: { valid: false, violations: [] } } }
-        : { inScope: false, register: null })
+    // The register module (templates, code lists) loads only when a DORA-scoped catalog is read.
+    const dora = orDie(Effect.gen(function*() {
+      if (cfg.dora?.inScope !== true) return { inScope: false, register: null } satisfies DoraState
+      const { doraRegisterFrom } = yield* Effect.promise(() => import("../dora/register.js"))
+      return { inScope: true, register: doraRegisterFrom(yield* store.doraCells, cfg.dora.entity, { now: cfg.now() }) } satisfies DoraState
+    }))
 
     return Reader.of({ status, datasets, dataset, search, lineage, changes, sourceStates, provenance, compliance, glossary, dora })
   })

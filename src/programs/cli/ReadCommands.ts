@@ -11,6 +11,7 @@ import { DescribeEntityUnknown, InvalidParam } from "../../errors/index.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { annotateSet } from "./ComplianceCommands.js"
 import { glossarySet, lineageAdd, lineageRemove } from "./CatalogCommands.js"
+import { doraExport, doraImport, doraSet } from "./DoraCommands.js"
 
 const origins = ["scan", "dbt", "user"] as const
 
@@ -83,5 +84,4 @@ export const lineage = Command.make("lineage").pipe(Command.withSubcommands([lin
 export const glossary = Command.make("glossary").pipe(Command.withSubcommands([glossaryList, glossarySet]))
 export const annotate = Command.make("annotate").pipe(Command.withSubcommands([annotateList, annotateSet]))
 export const dora = Command.make("dora").pipe(Command.withSubcommands([doraShow, doraImport, doraSet, doraExport]))
-import { doraExport, doraImport, doraSet } from "./DoraCommands.js"
 
