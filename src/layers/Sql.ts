@@ -11,13 +11,15 @@ import * as path from "node:path"
 import { MapNotFound, SchemaMigrationRequired } from "../errors/index.js"
 import init from "../migrations/0001_init.js"
 import compliance from "../migrations/0002_compliance.js"
+import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
 import * as NodeSqlite from "./NodeSqlite.js"
 
 /** Every migration, by `<id>_<name>`; the highest id is the schema version this build writes. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
-  "0002_compliance": compliance
+  "0002_compliance": compliance,
+  "0003_source_fingerprint": sourceFingerprint
 }
 export const schemaVersion = Math.max(...Object.keys(migrations).map((k) => Number(k.split("_")[0])))
 

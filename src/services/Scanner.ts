@@ -11,7 +11,13 @@ import { Classifier } from "./Classifier.js"
 import { ConfigFile } from "./ConfigFile.js"
 import { Connectors } from "./Connectors.js"
 import { Secrets } from "./Secrets.js"
-import { Store, type ScanSummary, type SourceOutcome } from "./Store.js"
+import { datasetId, Store, type ScanSummary, type SourceOutcome } from "./Store.js"
+import { createHash } from "node:crypto"
+import type { RawSource } from "../domain/Metadata.js"
+
+/** A fingerprint of everything a scan stores except the row estimates (which drift with every ANALYZE). */
+export const sourceFingerprint = (raw: RawSource, classifierVersion: string): string =>
+  createHash("sha1").update(classifierVersion).update(JSON.stringify(raw.datasets, (k, v: unknown) => (k === "rowEstimate" || k === "rowEstimateSource" ? undefined : v))).digest("base64")
 
 export interface SourceReport {
   readonly id: string
@@ -70,14 +76,24 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
 
       const outcomes: Array<SourceOutcome> = []
       const reports: Array<SourceReport> = []
+      const previousFingerprints = yield* Effect.orDie(store.sourceFingerprints)
       for (const { ms, result, source } of results) {
         const base = { id: source.id, kind: source.kind, driver: source.driver, label: source.label ?? null, region: source.region ?? null, userAuthored: false }
         if (result._tag === "Right") {
-          const verdicts = classifier.classifySource(result.right.datasets)
-          outcomes.push({ _tag: "Scanned", ...base, serverVersion: result.right.serverVersion, datasets: result.right.datasets, verdicts, ...(result.right.edges !== undefined ? { edges: result.right.edges } : {}) })
-          const columns = result.right.datasets.reduce((n, d) => n + d.columns.length, 0)
+          const raw = result.right
+          const columns = raw.datasets.reduce((n, d) => n + d.columns.length, 0)
+          const rawFingerprint = sourceFingerprint(raw, classifier.version)
+          if (raw.edges === undefined && previousFingerprints.get(source.id) === rawFingerprint) {
+            // Same structure, same classifier: nothing to classify or diff; only estimates may have moved.
+            const estimates = raw.datasets.map((d) => ({ id: datasetId(source.id, d.schema, d.name), estimate: d.rowEstimate, source: d.rowEstimateSource }))
+            outcomes.push({ _tag: "Unchanged", ...base, serverVersion: raw.serverVersion, estimates })
+            reports.push({ id: source.id, kind: source.kind, reached: true, datasets: raw.datasets.length, columns, personal: 0, ms, error: null })
+            continue
+          }
+          const verdicts = classifier.classifySource(raw.datasets)
+          outcomes.push({ _tag: "Scanned", ...base, serverVersion: raw.serverVersion, datasets: raw.datasets, verdicts, rawFingerprint, ...(raw.edges !== undefined ? { edges: raw.edges } : {}) })
           const personal = verdicts.reduce((n, vs) => n + vs.filter((v) => v.value !== "not").length, 0)
-          reports.push({ id: source.id, kind: source.kind, reached: true, datasets: result.right.datasets.length, columns, personal, ms, error: null })
+          reports.push({ id: source.id, kind: source.kind, reached: true, datasets: raw.datasets.length, columns, personal, ms, error: null })
         } else {
           const e = result.left
           const unreachable = e instanceof SourceUnreachable
@@ -104,7 +120,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
       const missing = reports.filter((r) => !r.reached)
       return {
         summary,
-        sources: reports,
+        sources: reports.map((r) => (r.reached ? { ...r, personal: summary.personalBySource[r.id] ?? 0 } : r)),
         coverage: {
           complete: missing.length === 0,
           reached: reached.map((r) => r.id),

@@ -122,6 +122,20 @@ export type SourceOutcome =
     readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
     /** Lineage-only sources (dbt): edges between dataset ids, stored with origin `dbt`. */
     readonly edges?: ReadonlyArray<RawEdge>
+    /** Fingerprint of the whole metadata and the classifier version (see `sourceFingerprints`). */
+    readonly rawFingerprint: string
+  }
+  | {
+    /** Same metadata and classifier as the last successful scan: only estimates and reachability are refreshed. */
+    readonly _tag: "Unchanged"
+    readonly id: string
+    readonly kind: string
+    readonly driver: string
+    readonly label: string | null
+    readonly region: string | null
+    readonly userAuthored: boolean
+    readonly serverVersion: string | null
+    readonly estimates: ReadonlyArray<{ readonly id: string; readonly estimate: number | null; readonly source: string }>
   }
   | {
     readonly _tag: "Failed"
@@ -144,6 +158,8 @@ export interface ScanSummary {
   readonly changed: number
   readonly unchanged: number
   readonly reclassified: number
+  /** Columns flagged personal, special or criminal per source, after this scan (overrides applied). */
+  readonly personalBySource: Readonly<Record<string, number>>
 }
 
 const fingerprint = (ds: RawDataset, verdicts: ReadonlyArray<ColumnVerdict>): string => {
@@ -189,6 +205,8 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
 /** Reads and writes: the CLI's store. */
 export class Store extends Context.Tag("catalog/Store")<Store, {
   readonly knownSources: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  /** The raw fingerprint of each source's last successful scan. */
+  readonly sourceFingerprints: Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError>
   readonly commitScan: (input: { readonly startedAt: string; readonly outcomes: ReadonlyArray<SourceOutcome>; readonly removedSources: ReadonlyArray<string>; readonly by: string }) => Effect.Effect<ScanSummary, SqlError.SqlError>
   readonly setOverride: (columnId: string, value: ClassValue, by: string) => Effect.Effect<{ readonly previous: ClassValue }, SqlError.SqlError>
   readonly clearOverride: (columnId: string, by: string) => Effect.Effect<{ readonly cleared: boolean; readonly restored: ClassValue }, SqlError.SqlError>
@@ -269,7 +287,7 @@ export const StoreLive = Layer.effect(
       sql.withTransaction(raw.withDb((db) => {
         const at = now()
         const scanRes = db.prepare("INSERT INTO scans (started_at, finished_at, sources_total, sources_ok, changes) VALUES (?, ?, ?, ?, 0)")
-          .run(startedAt, at, outcomes.length, outcomes.filter((o) => o._tag === "Scanned").length)
+          .run(startedAt, at, outcomes.length, outcomes.filter((o) => o._tag !== "Failed").length)
         const scanId = Number(scanRes.lastInsertRowid)
         const logStmt = db.prepare("INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (?, ?, ?, ?, ?, ?, ?)")
         let changes = 0
@@ -287,6 +305,7 @@ export const StoreLive = Layer.effect(
         const updEst = db.prepare("UPDATE datasets SET row_estimate = ?, row_estimate_source = ?, scanned_at = ? WHERE id = ?")
         const insCol = db.prepare("INSERT INTO columns (id, dataset_id, position, name, type, nullable, comment, is_pk, ref, m_value, m_rule, m_confidence, m_method, m_category, m_evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         const insFts = db.prepare("INSERT INTO search_fts (rowid, title, columns, body) VALUES (?, ?, ?, ?)")
+        const setFingerprint = db.prepare("UPDATE sources SET raw_fingerprint = ? WHERE id = ?")
         const selCols = db.prepare("SELECT id, name, type, m_value, m_rule FROM columns WHERE dataset_id = ?")
         const upSource = db.prepare(`INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -318,8 +337,19 @@ export const StoreLive = Layer.effect(
             upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, o.status, o.errorCode, o.errorMessage, null, at, null)
             continue
           }
+          if (o._tag === "Unchanged") {
+            upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, "ok", null, null, o.serverVersion, at, at)
+            const known = new Map((db.prepare("SELECT id, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(o.id) as Array<{ id: string; row_estimate: number | null; row_estimate_source: string }>).map((r) => [r.id, r]))
+            for (const e of o.estimates) {
+              const k = known.get(e.id)
+              if (k && (k.row_estimate !== e.estimate || k.row_estimate_source !== e.source)) updEst.run(e.estimate, e.source, at, e.id)
+            }
+            unchanged += o.estimates.length
+            continue
+          }
           const isNewSource = db.prepare("SELECT 1 FROM sources WHERE id = ?").get(o.id) === undefined
           upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, "ok", null, null, o.serverVersion, at, at)
+          setFingerprint.run(o.rawFingerprint, o.id)
           if (isNewSource) log("source.added", o.id, o.id, { kind: o.kind })
           const previous = new Map<string, { rowid: number; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>()
           for (const r of db.prepare("SELECT rowid, id, fingerprint, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(o.id) as Array<{ rowid: number; id: string; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>) {
@@ -404,7 +434,10 @@ export const StoreLive = Layer.effect(
           for (const eid of oldEdges) if (!newEdges.has(eid)) delEdge.run(eid)
         }
         db.prepare("UPDATE scans SET changes = ? WHERE id = ?").run(changes, scanId)
-        return { scanId, changes, added, dropped, changed, unchanged, reclassified }
+        const personalBySource: Record<string, number> = {}
+        for (const r of db.prepare(`SELECT d.source_id AS s, count(*) AS n FROM columns c JOIN datasets d ON d.id = c.dataset_id
+          LEFT JOIN overrides o ON o.column_id = c.id WHERE coalesce(o.value, c.m_value) <> 'not' GROUP BY 1`).all() as Array<{ s: string; n: number }>) personalBySource[r.s] = r.n
+        return { scanId, changes, added, dropped, changed, unchanged, reclassified, personalBySource }
       }))
 
     const setOverride: Store["Type"]["setOverride"] = (cid, value, by) =>
@@ -446,6 +479,9 @@ export const StoreLive = Layer.effect(
       }))
 
     const knownSources = sql<{ id: string }>`SELECT id FROM sources ORDER BY id`.pipe(Effect.map((r) => r.map((x) => x.id)))
+    const sourceFingerprints = sql<{ id: string; raw_fingerprint: string | null }>`SELECT id, raw_fingerprint FROM sources`.pipe(
+      Effect.map((r) => new Map(r.flatMap((x) => (x.raw_fingerprint !== null ? [[x.id, x.raw_fingerprint] as const] : []))))
+    )
     const setAnnotation: Store["Type"]["setAnnotation"] = (row) =>
       sql.withTransaction(Effect.gen(function*() {
         const prev = yield* sql<{ value: string; status: string }>`SELECT value, status FROM annotations WHERE activity_key = ${row.activity_key} AND field = ${row.field}`
@@ -457,7 +493,7 @@ export const StoreLive = Layer.effect(
         yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${row.at}, NULL, ${row.status === "confirmed" ? "ropa.field_confirmed" : "ropa.field_filled"}, ${`${row.activity_key}.${row.field}`}, NULL, ${JSON.stringify(detail)}, ${row.by})`
       }))
 
-    return Store.of({ knownSources, setAnnotation, commitScan, setOverride, clearOverride, removeSource })
+    return Store.of({ knownSources, sourceFingerprints, setAnnotation, commitScan, setOverride, clearOverride, removeSource })
   })
 )
 

@@ -53,7 +53,43 @@ interface Slot {
   order: number
 }
 
+/** Lays out each connected part on its own and stacks the parts, largest first. */
 export const layeredLayout = (input: LayoutInput, opts: LayoutOptions = defaultLayoutOptions): Layout => {
+  const ids = [...new Set(input.nodes)].sort()
+  const parent = new Map(ids.map((i) => [i, i]))
+  const find = (i: string): string => {
+    let r = i
+    while (parent.get(r) !== r) r = parent.get(r)!
+    parent.set(i, r)
+    return r
+  }
+  for (const e of input.edges) if (parent.has(e.from) && parent.has(e.to)) parent.set(find(e.from), find(e.to))
+  const groups = new Map<string, Array<string>>()
+  for (const i of ids) {
+    const r = find(i)
+    if (!groups.has(r)) groups.set(r, [])
+    groups.get(r)!.push(i)
+  }
+  if (groups.size <= 1) return layoutPart(input, opts)
+  const parts = [...groups.values()].sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!))
+  const nodes: Array<PlacedNode> = []
+  const edges: Array<PlacedEdge> = []
+  let y = opts.margin
+  let width = 0
+  let layers = 0
+  for (const members of parts) {
+    const set = new Set(members)
+    const part = layoutPart({ nodes: members, edges: input.edges.filter((e) => set.has(e.from) && set.has(e.to)) }, { ...opts, margin: 0 })
+    for (const n of part.nodes) nodes.push({ ...n, x: n.x + opts.margin, y: n.y + y })
+    for (const e of part.edges) edges.push({ ...e, points: e.points.map((p) => ({ x: p.x + opts.margin, y: p.y + y })) })
+    y += part.height + opts.gapY * 2
+    width = Math.max(width, part.width)
+    layers = Math.max(layers, part.layers)
+  }
+  return { nodes, edges, width: width + opts.margin * 2, height: y - opts.gapY * 2 + opts.margin, layers }
+}
+
+const layoutPart = (input: LayoutInput, opts: LayoutOptions): Layout => {
   const ids = [...new Set(input.nodes)].sort()
   const known = new Set(ids)
   const edges = input.edges.filter((e) => known.has(e.from) && known.has(e.to) && e.from !== e.to)
@@ -159,35 +195,89 @@ export const layeredLayout = (input: LayoutInput, opts: LayoutOptions = defaultL
     layerSlots.sort((x, y) => bary.get(x)! - bary.get(y)! || x.order - y.order)
     renumber(layerSlots)
   }
-  for (let iter = 0; iter < 6; iter++) {
+  /** Edge crossings between consecutive layers (what the sweeps try to reduce). */
+  const crossings = (): number => {
+    let n = 0
+    for (let l = 0; l + 1 < layerCount; l++) {
+      const ls = links.filter(([a]) => a.layer === l).map(([a, b]) => [a.order, b.order] as const)
+      for (let i = 0; i < ls.length; i++) {
+        for (let j = i + 1; j < ls.length; j++) {
+          const [a1, b1] = ls[i]!
+          const [a2, b2] = ls[j]!
+          if ((a1 - a2) * (b1 - b2) < 0) n++
+        }
+      }
+    }
+    return n
+  }
+  const snapshot = () => slots.map((ls) => [...ls])
+  let best = snapshot()
+  let bestCrossings = crossings()
+  for (let iter = 0; iter < 12 && bestCrossings > 0; iter++) {
     for (let l = 1; l < layerCount; l++) sweep(slots[l]!, up)
     for (let l = layerCount - 2; l >= 0; l--) sweep(slots[l]!, down)
+    const c = crossings()
+    if (c < bestCrossings) {
+      bestCrossings = c
+      best = snapshot()
+    }
   }
+  best.forEach((ls, l) => {
+    slots[l] = ls
+    renumber(ls)
+  })
 
-  // 5. Coordinates: columns per layer; dummies are thin; layers centred vertically.
+  // 5. Coordinates: one column per layer. Within a column the order is kept; each slot is pulled
+  // towards the mean height of its neighbours (straighter edges), never closer than the gap.
   const dummyH = 14
-  const heightOf = (ls: Array<Slot>) => ls.reduce((acc, sl) => acc + (sl.node === null ? dummyH : opts.nodeHeight), 0) + Math.max(0, ls.length - 1) * opts.gapY
-  const maxH = Math.max(0, ...slots.map(heightOf))
+  const hOf = (sl: Slot) => (sl.node === null ? dummyH : opts.nodeHeight)
+  const ys = new Map<Slot, number>()
+  for (const ls of slots) {
+    let y = 0
+    for (const sl of ls) {
+      ys.set(sl, y + hOf(sl) / 2)
+      y += hOf(sl) + opts.gapY
+    }
+  }
+  const place = (ls: Array<Slot>, neighbours: ReadonlyArray<Map<Slot, Array<Slot>>>) => {
+    if (ls.length === 0) return
+    const want = ls.map((sl) => {
+      const ns = neighbours.flatMap((m) => m.get(sl) ?? [])
+      return ns.length > 0 ? ns.reduce((acc, n) => acc + ys.get(n)!, 0) / ns.length : ys.get(sl)!
+    })
+    const gap = (i: number) => (hOf(ls[i]!) + hOf(ls[i + 1]!)) / 2 + opts.gapY
+    // As low as wanted going down, as high as wanted going up; the mean of both keeps the spacing.
+    const fwd = [...want]
+    for (let i = 1; i < ls.length; i++) fwd[i] = Math.max(want[i]!, fwd[i - 1]! + gap(i - 1))
+    const bwd = [...want]
+    for (let i = ls.length - 2; i >= 0; i--) bwd[i] = Math.min(want[i]!, bwd[i + 1]! - gap(i))
+    ls.forEach((sl, i) => ys.set(sl, (fwd[i]! + bwd[i]!) / 2))
+  }
+  for (let iter = 0; iter < 8; iter++) {
+    for (let l = 1; l < layerCount; l++) place(slots[l]!, [up])
+    for (let l = layerCount - 2; l >= 0; l--) place(slots[l]!, [down])
+    for (let l = 0; l < layerCount; l++) place(slots[l]!, [up, down])
+  }
+  const extent = [...ys].map(([sl, y]) => [y - hOf(sl) / 2, y + hOf(sl) / 2] as const)
+  const top = extent.length > 0 ? Math.min(...extent.map(([a]) => a)) : 0
+  const bottom = extent.length > 0 ? Math.max(...extent.map(([, b]) => b)) : 0
   const pos = new Map<Slot, { x: number; y: number }>()
   slots.forEach((ls, l) => {
-    let y = opts.margin + (maxH - heightOf(ls)) / 2
     const x = opts.margin + l * (opts.nodeWidth + opts.gapX)
-    for (const sl of ls) {
-      const hgt = sl.node === null ? dummyH : opts.nodeHeight
-      pos.set(sl, { x, y: y + hgt / 2 })
-      y += hgt + opts.gapY
-    }
+    for (const sl of ls) pos.set(sl, { x, y: ys.get(sl)! - top + opts.margin })
   })
+  const maxH = bottom - top
 
   const nodes: Array<PlacedNode> = ids.map((i) => {
     const p = pos.get(slotOf.get(i)!)!
     return { id: i, layer: layer.get(i)!, x: p.x, y: p.y - opts.nodeHeight / 2 }
   })
   const placed: Array<PlacedEdge> = chains.map(({ edge, path }) => {
-    const pts = path.map((sl, k) => {
+    // A long edge crosses each intermediate column straight, in the slot kept free for it.
+    const pts = path.flatMap((sl, k) => {
       const p = pos.get(sl)!
-      if (sl.node === null) return { x: p.x + opts.nodeWidth / 2, y: p.y }
-      return { x: k === 0 ? p.x + opts.nodeWidth : p.x, y: p.y }
+      if (sl.node === null) return [{ x: p.x, y: p.y }, { x: p.x + opts.nodeWidth, y: p.y }]
+      return [{ x: k === 0 ? p.x + opts.nodeWidth : p.x, y: p.y }]
     })
     const ordered = edge.reversed ? [...pts].reverse() : pts
     return { id: edge.id, from: edge.reversed ? edge.to : edge.from, to: edge.reversed ? edge.from : edge.to, points: ordered, reversed: edge.reversed }

@@ -13,18 +13,28 @@ const kindInfo: Record<string, { readonly label: string; readonly tone: string }
   "column.classified": { label: "human correction", tone: "human" },
   "column.classification_cleared": { label: "correction cleared", tone: "human" },
   "source.added": { label: "source added", tone: "add" },
-  "source.removed": { label: "source removed", tone: "drop" }
+  "source.removed": { label: "source removed", tone: "drop" },
+  "lineage.added": { label: "flow asserted", tone: "human" },
+  "lineage.removed": { label: "flow removed", tone: "human" },
+  "glossary.set": { label: "glossary term", tone: "human" },
+  "ropa.field_filled": { label: "RoPA draft fill", tone: "human" },
+  "ropa.field_confirmed": { label: "RoPA confirmed", tone: "human" },
+  "dora.set": { label: "DORA cell set", tone: "human" },
+  "dora.import": { label: "DORA import", tone: "human" }
 }
 
 /** Where a change's entity lives: a dataset page for datasets and columns. */
 const entityLink = (c: ChangeEntry): HTMLElement => {
-  if (c.kind.startsWith("source.")) return h("a", { href: "#/provenance", class: "mono" }, c.entity)
+  const area = c.kind.split(".")[0]
+  const elsewhere: Record<string, string> = { source: "#/provenance", lineage: "#/lineage", ropa: "#/ropa", dora: "#/dora" }
+  if (area === "glossary") return h("a", { href: `#/glossary?term=${encodeURIComponent(c.entity)}`, class: "mono" }, c.entity)
+  if (area !== undefined && elsewhere[area]) return h("a", { href: elsewhere[area], class: "mono" }, c.entity)
   const datasetId = c.kind.startsWith("column.") ? c.entity.split("/").slice(0, -1).join("/") : c.entity
   return h("a", { href: datasetHref(datasetId), class: "mono" }, c.entity)
 }
 
 export const changeItem = (c: ChangeEntry): HTMLElement => {
-  const k = kindInfo[c.kind] ?? { label: c.kind, tone: "change" }
+  const k = kindInfo[c.kind] ?? { label: c.kind.replace(/[._]/g, " "), tone: "change" }
   const detail = (c.detail ?? {}) as Record<string, unknown>
   const to = typeof detail["to"] === "string" ? detail["to"] : null
   return h("li", { class: `change tone-${k.tone}` },

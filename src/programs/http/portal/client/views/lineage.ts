@@ -37,13 +37,21 @@ export const lineageView = async (query: URLSearchParams): Promise<HTMLElement> 
     scale = f === 0 ? 1 : Math.min(2.5, Math.max(0.3, scale * f))
     applyZoom()
   }
+  /** Scales the picture to the width of its frame (never above 100%). */
+  const fit = () => {
+    const svg = graphHost.querySelector("svg")
+    if (!svg || graphHost.clientWidth === 0) return
+    scale = Math.max(0.3, Math.min(1, (graphHost.clientWidth - 4) / Number(svg.dataset["width"])))
+    applyZoom()
+  }
   page.appendChild(h("div", { class: "toolbar" },
     h("label", { class: "inline" }, "Focus ", select),
     h("div", { class: "zoom", role: "group", "aria-label": "Zoom" },
       h("button", { type: "button", class: "btn small", onclick: zoom(1 / 1.25), "aria-label": "Zoom out" }, "−"),
       zoomLabel,
       h("button", { type: "button", class: "btn small", onclick: zoom(1.25), "aria-label": "Zoom in" }, "+"),
-      h("button", { type: "button", class: "btn small", onclick: zoom(0) }, "Reset"))))
+      h("button", { type: "button", class: "btn small", onclick: fit }, "Fit"),
+      h("button", { type: "button", class: "btn small", onclick: zoom(0) }, "100%"))))
 
   if (edges.length === 0) {
     page.appendChild(h("section", { class: "card" }, empty(
@@ -63,6 +71,11 @@ export const lineageView = async (query: URLSearchParams): Promise<HTMLElement> 
     replace(graphHost, empty(`${fmtNum(nodes.length)} datasets have lineage: too many for one readable picture.`, "Pick a dataset under Focus to see its flows."))
   } else {
     graphHost.appendChild(lineageGraph(nodes, edges, { ...(focus ? { focus } : {}), label: `Lineage: ${plural(nodes.length, "dataset")} and ${plural(edges.length, "flow")}` }))
+    // Once on screen, a picture wider than its frame starts scaled to fit.
+    window.requestAnimationFrame(() => {
+      const svg = graphHost.querySelector("svg")
+      if (svg && graphHost.isConnected && Number(svg.dataset["width"]) > graphHost.clientWidth) fit()
+    })
   }
   page.appendChild(h("section", { class: "card graph-card", "aria-label": "Lineage picture" },
     graphHost,
