@@ -383,7 +383,7 @@ const config = configShow.pipe(Command.withSubcommands([catalogOnly]))
 
 // ── mcp (the agent server; its program and the MCP SDK load only when this command runs) ──────
 const mcp = Command.make("mcp", { printConfig: Options.boolean("print-config"), skill: Options.boolean("skill") }, (options) =>
-  Effect.flatMap(Effect.promise(() => import("../mcp/main.js")), (m) => m.mcp(options)))
+  Effect.flatMap(Effect.promise(() => import("../mcp/main.js")), (m) => Effect.flatMap(CliFlags, (f) => m.mcp({ ...options, json: f.json }))))
 
 // ── open (the read API + local portal page; the HTTP stack loads only when this command runs) ─
 const open = Command.make("open", { port: Options.text("port").pipe(Options.optional) }, ({ port }) =>

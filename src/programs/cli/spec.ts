@@ -214,12 +214,12 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
   },
   {
     name: "annotate",
-    usage: "catalog annotate list [--json]",
-    summary: "The RoPA draft: activity keys, their legal fields (purpose, lawfulBasis, retention, transfers) and each field's status (what get_compliance_state returns).",
-    options: [json],
-    examples: ["catalog annotate list", "catalog annotate list --json"],
-    errors: ["MAP_NOT_FOUND"],
-    writes: false
+    usage: "catalog annotate list [--json] | catalog annotate set <activityKey> <purpose|lawfulBasis|retention|transfers> <value> [--confirm] [--json]",
+    summary: "The RoPA draft (Art. 30): activity keys, their legal fields and each field's status (list: what get_compliance_state returns). set saves a draft fill (stays suggested); --confirm makes it confirmed, recording CATALOG_SIGNER_EMAIL and the time. 'None' closes a field as 'does not apply' and needs --confirm.",
+    options: [{ flag: "--confirm", description: "confirm the legal call as the person named by CATALOG_SIGNER_EMAIL" }, json],
+    examples: ["catalog annotate list", "catalog annotate set shop.customers purpose \"Online orders and support\"", "CATALOG_SIGNER_EMAIL=dpo@example.com catalog annotate set shop.customers lawfulBasis \"Art. 6(1)(b)\" --confirm"],
+    errors: ["MAP_NOT_FOUND", "ROPA_INPUT_INVALID", "SIGNER_REQUIRED", "ROPA_NONE_UNCONFIRMED"],
+    writes: true
   },
   {
     name: "dora",

@@ -18,13 +18,14 @@ import { indexPath } from "../../layers/Sql.js"
 import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { version } from "../../version.js"
-import { CliFlags } from "../cli/render.js"
 import { makeMcpServer } from "./McpServer.js"
 import { mcpSkillMarkdown, mcpSkillVersion } from "./skill.js"
 
 export interface McpOptions {
   readonly printConfig: boolean
   readonly skill: boolean
+  /** `--json` (read by the CLI, passed in: programs do not reach into each other). */
+  readonly json: boolean
 }
 
 /** Exactly one logger, on stderr (whatever loggers the caller installed are set aside while serving). */
@@ -50,10 +51,9 @@ const printConfig = Effect.gen(function*() {
   yield* Console.error(`\nTo register with Claude Code in one command (the server name comes before --env):\n  ${registrationCommand(paths, version)}`)
 })
 
-const printSkill = Effect.gen(function*() {
-  const flags = yield* CliFlags
+const printSkill = (json: boolean) => Effect.gen(function*() {
   const markdown = mcpSkillMarkdown(version)
-  yield* Console.log(flags.json ? JSON.stringify({ playbookVersion: mcpSkillVersion, toolVersion: version, markdown }, null, 2) : markdown)
+  yield* Console.log(json ? JSON.stringify({ playbookVersion: mcpSkillVersion, toolVersion: version, markdown }, null, 2) : markdown)
 })
 
 /** Anything that still prints with console.log while serving lands on stderr, never in the protocol stream. */
@@ -115,12 +115,12 @@ const serve = Effect.gen(function*() {
  * The `mcp` command. While serving it never fails: anything unexpected is logged to stderr and
  * the process exits 1 on its own, so nothing but protocol frames reaches stdout.
  */
-export const mcp = (options: McpOptions): Effect.Effect<void, InvalidParam, AppEnv | ConfigFile | CliFlags> => {
+export const mcp = (options: McpOptions): Effect.Effect<void, InvalidParam, AppEnv | ConfigFile> => {
   if (options.printConfig && options.skill) {
     return Effect.fail(new InvalidParam({ message: "--print-config and --skill are separate outputs; pass one of them.", fix: "Run `catalog mcp --print-config` or `catalog mcp --skill`.", param: "--skill" }))
   }
   if (options.printConfig) return printConfig
-  if (options.skill) return printSkill
+  if (options.skill) return printSkill(options.json)
   return serve.pipe(
     Effect.catchAllCause((cause) =>
       Effect.logError("the agent server stopped on an unexpected failure", cause).pipe(Effect.zipRight(Effect.sync(() => {
