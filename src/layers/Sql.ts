@@ -12,6 +12,7 @@ import { MapNotFound, SchemaMigrationRequired } from "../errors/index.js"
 import init from "../migrations/0001_init.js"
 import compliance from "../migrations/0002_compliance.js"
 import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
+import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
 import * as NodeSqlite from "./NodeSqlite.js"
 
@@ -19,7 +20,8 @@ import * as NodeSqlite from "./NodeSqlite.js"
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_init": init,
   "0002_compliance": compliance,
-  "0003_source_fingerprint": sourceFingerprint
+  "0003_source_fingerprint": sourceFingerprint,
+  "0004_columns_by_dataset": columnsByDataset
 }
 export const schemaVersion = Math.max(...Object.keys(migrations).map((k) => Number(k.split("_")[0])))
 

@@ -16,8 +16,19 @@ import { createHash } from "node:crypto"
 import type { RawSource } from "../domain/Metadata.js"
 
 /** A fingerprint of everything a scan stores except the row estimates (which drift with every ANALYZE). */
-export const sourceFingerprint = (raw: RawSource, classifierVersion: string): string =>
-  createHash("sha1").update(classifierVersion).update(JSON.stringify(raw.datasets, (k, v: unknown) => (k === "rowEstimate" || k === "rowEstimateSource" ? undefined : v))).digest("base64")
+export const sourceFingerprint = (raw: RawSource, classifierVersion: string): string => {
+  const h = createHash("sha1").update(classifierVersion)
+  for (const d of raw.datasets) {
+    let s = `${d.schema}\u0001${d.name}\u0001${d.kind}\u0001${d.comment ?? ""}\u0001`
+    for (const c of d.columns) {
+      const r = c.references
+      s += `${c.name}\u0002${c.type}\u0002${c.nullable ? 1 : 0}\u0002${c.position}\u0002${c.comment ?? ""}\u0002${c.isPrimaryKey ? 1 : 0}\u0002${r ? `${r.schema}.${r.table}.${r.column}` : ""}\u0003`
+    }
+    for (const x of d.dependsOn) s += `${x.schema}.${x.name}\u0004`
+    h.update(s)
+  }
+  return h.digest("base64")
+}
 
 export interface SourceReport {
   readonly id: string

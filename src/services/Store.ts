@@ -14,6 +14,12 @@ const enc = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F")
 /** `<source>/<schema>/<table>`, a `/` inside a name percent-encoded. */
 export const datasetId = (source: string, schema: string, name: string): string => `${enc(source)}/${enc(schema)}/${enc(name)}`
 export const columnId = (dataset: string, column: string): string => `${dataset}/${enc(column)}`
+const dec = (s: string) => s.replace(/%2F/gi, "/").replace(/%25/g, "%")
+/** The dataset id and column name a column id is made of. */
+export const splitColumnId = (id: string): { readonly datasetId: string; readonly name: string } => {
+  const parts = id.split("/")
+  return { datasetId: parts.slice(0, 3).join("/"), name: dec(parts.slice(3).join("/")) }
+}
 export const edgeId = (from: string, to: string, origin: string): string =>
   `e_${createHash("sha1").update(`${origin}\u0000${from}\u0000${to}`).digest("hex").slice(0, 12)}`
 
@@ -186,7 +192,6 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
   /** The columns of several datasets in one query, in dataset then position order. */
   readonly columnsOfMany: (datasetIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
-  readonly columnsByIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
   /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
   readonly ropaColumns: Effect.Effect<ReadonlyArray<{ readonly dataset_id: string; readonly source_id: string; readonly schema_name: string; readonly table_name: string; readonly kind: string; readonly name: string; readonly value: ClassValue; readonly category: string | null; readonly is_pk: number; readonly ref: string | null }>, SqlError.SqlError>
@@ -235,8 +240,7 @@ export const StoreReaderLive = Layer.effect(
       dataset: (id) => sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       columnsOf: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
       columnsOfMany: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.dataset_id", ids)} ORDER BY c.dataset_id, c.position`,
-      column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
-      columnsByIds: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.id", ids)}`,
+      column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(id).datasetId} AND c.name = ${splitColumnId(id).name} AND c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),
       ropaColumns: sql`
         SELECT c.dataset_id, d.source_id, d.schema_name, d.name AS table_name, d.kind, c.name, coalesce(o.value, c.m_value) AS value,
@@ -402,7 +406,8 @@ export const StoreLive = Layer.effect(
             ds.columns.forEach((c, j) => {
               const v = verdicts[j]!
               insCol.run(columnId(id, c.name), id, c.position, c.name, c.type, c.nullable ? 1 : 0, c.comment, c.isPrimaryKey ? 1 : 0, colRef(o.id, c), v.value, v.rule, v.confidence, v.method, v.category, JSON.stringify(v.evidence))
-              names.push(c.name === searchWords(c.name) ? c.name : `${c.name} ${searchWords(c.name)}`)
+              const words = searchWords(c.name)
+              names.push(c.name === words ? c.name : `${c.name} ${words}`)
               if (c.comment) comments.push(c.comment)
             })
             insFts.run(rowid, `${ds.schema} ${ds.name} ${searchWords(ds.name)}`, names.join(" "), comments.join(" "))
@@ -442,7 +447,7 @@ export const StoreLive = Layer.effect(
 
     const setOverride: Store["Type"]["setOverride"] = (cid, value, by) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${cid}`
+        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(cid).datasetId} AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
         const prev = rows[0]
         const previous = prev?.o_value ?? prev?.m_value ?? "not"
         const at = now()
@@ -455,7 +460,7 @@ export const StoreLive = Layer.effect(
 
     const clearOverride: Store["Type"]["clearOverride"] = (cid, by) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.id = ${cid}`
+        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(cid).datasetId} AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
         const r = rows[0]
         if (!r || r.o_value === null) return { cleared: false, restored: r?.m_value ?? "not" }
         yield* sql`DELETE FROM overrides WHERE column_id = ${cid}`
