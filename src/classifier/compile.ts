@@ -86,6 +86,7 @@ interface RawEntry {
   readonly tokens?: ReadonlyArray<string>
   readonly phrases?: ReadonlyArray<ReadonlyArray<string>>
   readonly onDate?: { readonly category: string; readonly confidence: number }
+  readonly idSuffix?: string
 }
 
 const kinds = vocabularyData.kinds as unknown as Record<Kind, KindSpec>
@@ -126,7 +127,9 @@ export const nouns = {
   ambiguousPerson: wordSet(nounsData.ambiguousPerson),
   interaction: wordSet(nounsData.interaction),
   recipientTable: wordSet(nounsData.recipientTable),
-  weakDecoration: wordSet(nounsData.weakDecoration)
+  weakDecoration: wordSet(nounsData.weakDecoration),
+  aggregate: wordSet(nounsData.aggregate),
+  actor: wordSet(nounsData.actor)
 }
 
 export const markers = {
@@ -147,6 +150,7 @@ export const markers = {
   tracking: wordSet(markersData.tracking),
   settings: wordSet(markersData.settings),
   recency: wordSet(markersData.recency),
+  clinicalPersonKeys: wordSet(markersData.clinicalPersonKeys),
   systemModifiers: wordSet(markersData.systemModifiers),
   pkTokens: wordSet(markersData.pkTokens)
 }
@@ -163,6 +167,9 @@ export const contexts = {
   satelliteHead: wordSet(contextsData.satelliteHead),
   personInstrument: wordSet(contextsData.personInstrument)
 }
+
+/** When a clinical/criminal flavour covers the whole source (see contexts.json `flavour`). */
+export const contextFlavour: { readonly minStrongTables: number; readonly minShare: number } = contextsData.flavour
 
 for (const w of lexiconData.compoundParts) addWord(w)
 for (const w of Object.keys(lexiconData.abbreviations)) addWord(w)
@@ -205,7 +212,7 @@ for (const raw of rawEntries) {
     veto: toFamilies(raw.veto ?? spec.veto),
     orgSuppress: spec.org === "suppress",
     bare: spec.bare,
-    idIsValue: spec.idSuffix === "value",
+    idIsValue: (raw.idSuffix ?? spec.idSuffix) === "value",
     onDate: raw.onDate ?? null
   }
   const register = (tokens: ReadonlyArray<string>): void => {
@@ -229,9 +236,10 @@ for (const raw of rawEntries) {
     if (toks.length > 1 || (toks.length === 1 && toks[0] !== f)) register(toks)
   }
   for (const p of raw.phrases ?? []) {
-    const toks: Array<string> = []
-    for (const w of p) for (const t of tokenizer.tokens(w)) toks.push(t)
-    register(toks)
+    // Tokenised as one identifier, so stopwords drop exactly as in column names (`sign_in_count`).
+    const toks = tokenizer.tokens(p.join("_"))
+    // A phrase that collapses to one token once its stopwords drop (`clock in`) would match too much.
+    if (toks.length > 1 || p.length === 1) register(toks)
   }
 }
 
@@ -258,7 +266,7 @@ export const typeFamily = (type: string): TypeFamily => {
       break
     }
   }
-  familyCache.set(type, family)
+  if (familyCache.size < 50_000) familyCache.set(type, family)
   return family
 }
 

@@ -162,13 +162,20 @@ const englishPlurals: ReadonlyArray<readonly [string, string]> = [
   ["es", ""]
 ]
 
+/** Memo tables stop growing at this size (a source of unique generated names must not grow them forever). */
+const CACHE_LIMIT = 50_000
+
 const MAX_PARTS = 4
 const MIN_SPLIT_LENGTH = 5
 
 export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
   const { abbreviations, noParts, shortParts, stopwords, words } = lexicon
   const compoundCache = new Map<string, ReadonlyArray<string> | null>()
-  const nameCache = new Map<string, ReadonlyArray<string>>()
+  // The first three letters of every known word: a compound part can only start where these do,
+  // which prunes the split of unknown words (random ids, codes) to almost nothing.
+  const prefixes = new Set<string>()
+  for (const w of words) if (w.length >= 3) prefixes.add(w.slice(0, 3))
+  for (const w of abbreviations.keys()) if (w.length >= 3) prefixes.add(w.slice(0, 3))
 
   /** The lexicon form of a word: itself, its umlaut-folded form, or a simple singular. */
   const direct = (w: string): string | null => {
@@ -178,6 +185,8 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
     return null
   }
   const canonical = (w: string): string | null => {
+    // Every rule below keeps the first three letters: an unknown prefix cannot become a known word.
+    if (w.length >= 4 && !prefixes.has(w.slice(0, 3))) return null
     const d = direct(w)
     if (w.length < 3) return d
     if (d !== null) {
@@ -233,7 +242,9 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
     const cached = compoundCache.get(word)
     if (cached !== undefined) return cached
     let result: ReadonlyArray<string> | null = null
-    if (word.length >= MIN_SPLIT_LENGTH && /^[a-z]+$/.test(word)) {
+    // A compound must start with a known word: reject at once when no known word starts like it.
+    const startsKnown = prefixes.has(word.slice(0, 3)) || shortParts.has(word.slice(0, 2))
+    if (startsKnown && word.length >= MIN_SPLIT_LENGTH && /^[a-z]+$/.test(word)) {
       // best[i] = fewest parts covering word[0, i); ties prefer the longer last part.
       const n = word.length
       const best: Array<{ count: number; parts: Array<string> } | null> = new Array(n + 1).fill(null)
@@ -243,6 +254,7 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
           const prev = best[start]
           if (prev === null || prev.count >= MAX_PARTS) continue
           if (start === 0 && end === n) continue
+          if (end - start >= 3 && !prefixes.has(word.slice(start, start + 3))) continue
           const part = partOf(word.slice(start, end))
           if (part === null) continue
           const cur = best[end]
@@ -254,7 +266,7 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
       const found = best[n]
       if (found !== null && found !== undefined && found.count >= 2) result = found.parts
     }
-    compoundCache.set(word, result)
+    if (compoundCache.size < CACHE_LIMIT) compoundCache.set(word, result)
     return result
   }
 
@@ -266,7 +278,7 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
       if (isDigits(raw)) pieces.push(raw)
       else expandUncached(raw, pieces)
       cached = pieces
-      expandCache.set(raw, cached)
+      if (expandCache.size < CACHE_LIMIT) expandCache.set(raw, cached)
     }
     for (const p of cached) out.push(p)
   }
@@ -294,9 +306,9 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
     out.push(raw)
   }
 
+  // Whole names are not memoised here (the engine memoises what it needs per name and per shape);
+  // each raw piece's expansion is.
   const tokens = (name: string): ReadonlyArray<string> => {
-    const cached = nameCache.get(name)
-    if (cached !== undefined) return cached
     const raw = splitRaw(name)
     const joined: Array<string> = []
     // `e mail` / `e-mail` → `email`
@@ -309,10 +321,10 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
     }
     const out: Array<string> = []
     for (const t of joined) expand(t, out)
-    const result = out.filter((t) => !stopwords.has(t))
-    const final = result.length > 0 ? result : out
-    nameCache.set(name, final)
-    return final
+    let stop = 0
+    for (const t of out) if (stopwords.has(t)) stop++
+    if (stop === 0 || stop === out.length) return out
+    return out.filter((t) => !stopwords.has(t))
   }
 
   const wordsOf = (text: string): ReadonlyArray<string> => {

@@ -574,6 +574,30 @@ describe("multilingual vocabularies", () => {
     })
   })
 
+  it("catalogue tables in other languages stay not; a German supplier's own address is not personal", () => {
+    const get = run([
+      table("produkte", ["id integer | pk", "name text", "beschreibung text", "preis numeric", "gewicht numeric", "kategorie text"]),
+      table("produits", ["id integer | pk", "nom text", "description text", "prix numeric", "poids numeric"]),
+      table("productos", ["id integer | pk", "nombre text", "descripcion text", "precio numeric", "peso numeric"]),
+      table("prodotti", ["id integer | pk", "nome text", "descrizione text", "prezzo numeric", "peso numeric"]),
+      table("producten", ["id integer | pk", "naam text", "omschrijving text", "prijs numeric", "gewicht numeric"]),
+      table("lieferanten", ["id integer | pk", "firma text", "ansprechpartner text", "strasse text", "plz text", "ort text", "telefon text"])
+    ])
+    const wrong: Array<string> = []
+    for (const [t, cols] of [
+      ["produkte", ["name", "beschreibung", "gewicht"]],
+      ["produits", ["nom", "description", "poids"]],
+      ["productos", ["nombre", "descripcion", "peso"]],
+      ["prodotti", ["nome", "descrizione", "peso"]],
+      ["producten", ["naam", "omschrijving", "gewicht"]],
+      ["lieferanten", ["firma", "strasse", "plz", "ort", "telefon"]]
+    ] as const) {
+      for (const c of cols) if (get(`${t}.${c}`).value !== "not") wrong.push(`${t}.${c}`)
+    }
+    expect(wrong).toEqual([])
+    expect(get("lieferanten.ansprechpartner").value).toBe("personal")
+  })
+
   it("camelCase and glued compounds", () => {
     const get = run([
       table("Customer", ["CustomerId int | pk", "FirstName nvarchar(50)", "LastName nvarchar(50)", "EmailAddress nvarchar(100)", "PhoneNumber nvarchar(20)", "BirthDate date", "ZipCode nvarchar(10)"]),
@@ -659,6 +683,325 @@ describe("SaaS application schema", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
+// Shapes of well-known public schemas (written from their published DDL, not from the fixtures)
+// ---------------------------------------------------------------------------------------------
+
+describe("well-known application schemas", () => {
+  it("WordPress: users, usermeta, posts, comments, options", () => {
+    const get = run([
+      table("wp_users", [
+        "ID bigint | pk",
+        "user_login varchar(60)",
+        "user_pass varchar(255)",
+        "user_email varchar(100)",
+        "user_url varchar(100)",
+        "user_registered datetime",
+        "user_activation_key varchar(255)",
+        "user_status int",
+        "display_name varchar(250)"
+      ]),
+      table("wp_usermeta", ["umeta_id bigint | pk", "user_id bigint", "meta_key varchar(255)", "meta_value longtext"]),
+      table("wp_posts", ["ID bigint | pk", "post_author bigint", "post_date datetime", "post_content longtext", "post_status varchar(20)", "comment_count bigint", "guid varchar(255)"]),
+      table("wp_comments", [
+        "comment_ID bigint | pk",
+        "comment_post_ID bigint",
+        "comment_author tinytext",
+        "comment_author_email varchar(100)",
+        "comment_author_IP varchar(100)",
+        "comment_date datetime",
+        "comment_content text",
+        "comment_approved varchar(20)",
+        "user_id bigint"
+      ]),
+      table("wp_options", ["option_id bigint | pk", "option_name varchar(191)", "option_value longtext", "autoload varchar(20)"])
+    ])
+    expectAll(get, {
+      "wp_users.ID": "personal",
+      "wp_users.user_login": "personal",
+      "wp_users.user_pass": "personal",
+      "wp_users.user_email": "personal",
+      "wp_users.user_url": "personal",
+      "wp_users.user_registered": "personal",
+      "wp_users.user_activation_key": "personal",
+      "wp_users.user_status": "not",
+      "wp_users.display_name": "personal",
+      "wp_usermeta.user_id": "personal",
+      "wp_usermeta.meta_key": "not",
+      "wp_usermeta.meta_value": "personal",
+      "wp_posts.post_author": "personal",
+      "wp_posts.post_date": "not",
+      "wp_posts.post_content": "personal",
+      "wp_posts.post_status": "not",
+      "wp_posts.comment_count": "not",
+      "wp_comments.comment_author": "personal",
+      "wp_comments.comment_author_email": "personal",
+      "wp_comments.comment_author_IP": "personal",
+      "wp_comments.comment_content": "personal",
+      "wp_comments.comment_approved": "not",
+      "wp_comments.user_id": "personal",
+      "wp_options.option_name": "not",
+      "wp_options.option_value": "not"
+    })
+  })
+
+  it("Django auth and sessions", () => {
+    const get = run([
+      table("auth_user", [
+        "id integer | pk",
+        "password varchar(128)",
+        "last_login timestamp with time zone",
+        "is_superuser boolean",
+        "username varchar(150)",
+        "first_name varchar(150)",
+        "last_name varchar(150)",
+        "email varchar(254)",
+        "is_staff boolean",
+        "is_active boolean",
+        "date_joined timestamp with time zone"
+      ]),
+      table("django_session", ["session_key varchar(40) | pk", "session_data text", "expire_date timestamp with time zone"]),
+      table("django_content_type", ["id integer | pk", "app_label varchar(100)", "model varchar(100)"])
+    ])
+    expectAll(get, {
+      "auth_user.id": "personal",
+      "auth_user.password": "personal",
+      "auth_user.last_login": "personal",
+      "auth_user.is_superuser": "not",
+      "auth_user.username": "personal",
+      "auth_user.email": "personal",
+      "auth_user.is_active": "not",
+      "auth_user.date_joined": "personal",
+      "django_session.session_key": "personal",
+      "django_session.session_data": "personal",
+      "django_session.expire_date": "not",
+      "django_content_type.app_label": "not",
+      "django_content_type.model": "not"
+    })
+  })
+
+  it("a court case service: defendants, offences, case comments", () => {
+    const get = run([
+      table("court_case", ["id bigint | pk", "case_id varchar(50)", "case_no varchar(50)", "urn varchar(50)", "source_type varchar(20)", "created timestamp"]),
+      table("defendant", [
+        "id bigint | pk",
+        "defendant_id uuid",
+        "defendant_name varchar(255)",
+        "type varchar(20)",
+        "name jsonb",
+        "address jsonb",
+        "crn varchar(7)",
+        "pnc varchar(20)",
+        "cro varchar(20)",
+        "date_of_birth date",
+        "sex varchar(10)",
+        "nationality_1 varchar(50)",
+        "phone_number jsonb",
+        "offender_confirmed boolean",
+        "created timestamp",
+        "created_by varchar(100)"
+      ]),
+      table("offender", [
+        "id bigint | pk",
+        "crn varchar(7)",
+        "probation_status varchar(20)",
+        "previously_known_termination_date date",
+        "suspended_sentence_order boolean",
+        "breach boolean",
+        "awaiting_psr boolean"
+      ]),
+      table("offence", [
+        "id bigint | pk",
+        "fk_hearing_defendant_id bigint | fk:hearing_defendant.id",
+        "title varchar(255)",
+        "summary text",
+        "act varchar(255)",
+        "sequence integer",
+        "list_no integer"
+      ]),
+      table("hearing_defendant", ["id bigint | pk", "fk_hearing_id bigint | fk:hearing.id", "fk_defendant_id bigint | fk:defendant.id"]),
+      table("hearing", ["id bigint | pk", "hearing_id varchar(50)", "hearing_type varchar(50)", "court_code varchar(10)"]),
+      table("case_comments", ["id bigint | pk", "case_id varchar(50)", "defendant_id uuid", "comment text", "author varchar(100)", "created timestamp"])
+    ])
+    expectAll(get, {
+      "defendant.id": "personal",
+      "defendant.defendant_id": "personal",
+      "defendant.defendant_name": "personal",
+      "defendant.name": "personal",
+      "defendant.address": "personal",
+      "defendant.crn": "criminal",
+      "defendant.pnc": "criminal",
+      "defendant.cro": "criminal",
+      "defendant.date_of_birth": "personal",
+      "defendant.sex": "personal",
+      "defendant.nationality_1": "personal",
+      "defendant.phone_number": "personal",
+      "defendant.created": "not",
+      "defendant.created_by": "personal",
+      "offender.crn": "criminal",
+      "offender.probation_status": "criminal",
+      "offender.suspended_sentence_order": "criminal",
+      "offender.breach": "criminal",
+      "offence.title": "criminal",
+      "offence.summary": "criminal",
+      "offence.act": "criminal",
+      "offence.id": "not",
+      "hearing_defendant.fk_defendant_id": "personal",
+      "hearing.hearing_type": "not",
+      "hearing.court_code": "not",
+      "case_comments.defendant_id": "personal",
+      "case_comments.comment": "criminal",
+      "case_comments.author": "personal",
+      "case_comments.created": "not"
+    })
+  })
+
+  it("an EHR: patient demographics, vitals, problem lists", () => {
+    const get = run([
+      table("patient_data", [
+        "id bigint | pk",
+        "pid bigint",
+        "fname varchar(255)",
+        "lname varchar(255)",
+        "DOB date",
+        "street varchar(255)",
+        "postal_code varchar(255)",
+        "city varchar(255)",
+        "phone_home varchar(255)",
+        "phone_cell varchar(255)",
+        "email varchar(255)",
+        "sex varchar(255)",
+        "race varchar(255)",
+        "ethnicity varchar(255)",
+        "religion varchar(40)",
+        "occupation longtext",
+        "deceased_date datetime",
+        "deceased_reason varchar(255)",
+        "hipaa_allowemail varchar(3)"
+      ]),
+      table("form_vitals", ["id bigint | pk", "date datetime", "pid bigint", "user varchar(255)", "bps varchar(40)", "bpd varchar(40)", "weight decimal(12,6)", "height decimal(12,6)", "pulse decimal(12,6)", "note varchar(255)", "BMI decimal(12,1)"]),
+      table("lists", ["id bigint | pk", "date datetime", "type varchar(255)", "title varchar(255)", "diagnosis varchar(255)", "begdate datetime", "enddate datetime", "pid bigint", "comments longtext"])
+    ])
+    expectAll(get, {
+      "patient_data.pid": "personal",
+      "patient_data.fname": "personal",
+      "patient_data.lname": "personal",
+      "patient_data.DOB": "personal",
+      "patient_data.street": "personal",
+      "patient_data.postal_code": "personal",
+      "patient_data.phone_cell": "personal",
+      "patient_data.race": "special",
+      "patient_data.ethnicity": "special",
+      "patient_data.religion": "special",
+      "patient_data.occupation": "personal",
+      "patient_data.deceased_date": "personal",
+      "patient_data.deceased_reason": "special",
+      "form_vitals.pid": "personal",
+      "form_vitals.bps": "special",
+      "form_vitals.weight": "special",
+      "form_vitals.height": "special",
+      "form_vitals.pulse": "special",
+      "form_vitals.BMI": "special",
+      "form_vitals.note": "special",
+      "lists.pid": "personal",
+      "lists.diagnosis": "special"
+    })
+  })
+})
+
+describe("more invented schemas", () => {
+  it("Devise-style user accounts, shipments, event attendees, companies, aggregates", () => {
+    const get = run([
+      table("accounts", [
+        "id bigint | pk",
+        "email varchar(255)",
+        "encrypted_password varchar(255)",
+        "reset_password_token varchar(255)",
+        "reset_password_sent_at timestamp",
+        "remember_created_at timestamp",
+        "sign_in_count integer",
+        "current_sign_in_at timestamp",
+        "last_sign_in_ip inet",
+        "confirmation_token varchar(255)",
+        "confirmed_at timestamp",
+        "unconfirmed_email varchar(255)",
+        "failed_attempts integer",
+        "name varchar(255)",
+        "plan varchar(20)"
+      ]),
+      table("shipments", ["id bigint | pk", "order_id bigint", "tracking_number varchar(40)", "carrier varchar(40)", "weight numeric(8,2)", "height numeric(8,2)", "shipped_at timestamp"]),
+      table("attendees", ["id bigint | pk", "event_id bigint", "first_name text", "last_name text", "email text", "dietary_requirements text", "ticket_type varchar(20)"]),
+      table("companies", ["id bigint | pk", "name text", "vat_number varchar(20)", "tax_id varchar(20)", "address text", "phone text", "website text", "employee_count integer"]),
+      table("daily_active_users", ["day date | pk", "active_users integer", "new_users integer", "platform varchar(10)"])
+    ])
+    expectAll(get, {
+      "accounts.id": "personal",
+      "accounts.email": "personal",
+      "accounts.encrypted_password": "personal",
+      "accounts.reset_password_token": "personal",
+      "accounts.reset_password_sent_at": "not",
+      "accounts.remember_created_at": "not",
+      "accounts.sign_in_count": "personal",
+      "accounts.current_sign_in_at": "personal",
+      "accounts.last_sign_in_ip": "personal",
+      "accounts.confirmation_token": "personal",
+      "accounts.confirmed_at": "not",
+      "accounts.unconfirmed_email": "personal",
+      "accounts.failed_attempts": "personal",
+      "accounts.name": "personal",
+      "accounts.plan": "not",
+      "shipments.tracking_number": "not",
+      "shipments.carrier": "not",
+      "shipments.weight": "not",
+      "shipments.height": "not",
+      "attendees.first_name": "personal",
+      "attendees.email": "personal",
+      "attendees.dietary_requirements": "special",
+      "attendees.ticket_type": "not",
+      "companies.name": "not",
+      "companies.vat_number": "not",
+      "companies.tax_id": "not",
+      "companies.address": "not",
+      "companies.phone": "not",
+      "companies.website": "not",
+      "companies.employee_count": "not",
+      "daily_active_users.day": "not",
+      "daily_active_users.active_users": "not",
+      "daily_active_users.new_users": "not"
+    })
+  })
+})
+
+describe("tables that are not about people stay `not`", () => {
+  it("catalogue, configuration, logs, devices, weather, animals", () => {
+    const get = run([
+      table("products", ["id integer | pk", "name text", "description text", "price numeric", "sku text", "weight numeric", "height numeric", "color text", "gender text", "age_group text", "language text", "country_of_origin text", "rating numeric", "status text", "notes text", "image_url text", "title text", "created_by integer"]),
+      table("app_config", ["key text | pk", "value text", "description text", "updated_at timestamp"]),
+      table("app_logs", ["id bigint | pk", "level text", "message text", "logger text", "host text", "created_at timestamp", "error text"]),
+      table("books", ["id integer | pk", "title text", "author text", "isbn text", "language text", "published_date date", "summary text"]),
+      table("courses", ["id integer | pk", "title text", "description text", "language text", "instructor_id integer", "start_date date"]),
+      table("events", ["id integer | pk", "title text", "description text", "location text", "start_time timestamp", "organizer_id integer", "venue_address text"]),
+      table("stores", ["id integer | pk", "name text", "address text", "city text", "country text", "latitude numeric", "longitude numeric", "phone text", "email text"]),
+      table("sensors", ["id integer | pk", "device_id text", "serial_number text", "location text", "latitude numeric", "longitude numeric", "temperature numeric", "last_seen_at timestamp"]),
+      table("weather_observations", ["id integer | pk", "station_id integer", "observed_at timestamp", "temperature numeric", "humidity numeric", "condition text"]),
+      table("animals", ["id integer | pk", "name text", "species text", "breed text", "sex text", "birth_date date", "weight numeric", "owner_id integer"])
+    ])
+    const personal = new Set(["products.created_by", "books.author", "courses.instructor_id", "events.organizer_id", "animals.owner_id"])
+    const wrong: Array<string> = []
+    for (const key of [
+      "products.name", "products.description", "products.weight", "products.gender", "products.age_group", "products.language", "products.notes", "products.title",
+      "app_config.value", "app_config.description", "app_logs.message", "app_logs.host", "app_logs.error", "books.title", "books.language", "books.summary",
+      "courses.language", "courses.description", "events.location", "events.venue_address", "stores.name", "stores.address", "stores.city", "stores.phone",
+      "stores.email", "stores.latitude", "sensors.device_id", "sensors.location", "sensors.latitude", "sensors.last_seen_at", "weather_observations.condition",
+      "animals.name", "animals.sex", "animals.birth_date", "animals.weight"
+    ]) {
+      if (get(key).value !== "not") wrong.push(`${key}: ${get(key).value} (${get(key).rule})`)
+    }
+    for (const key of personal) if (get(key).value !== "personal") wrong.push(`${key}: ${get(key).value} (${get(key).rule})`)
+    expect(wrong).toEqual([])
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
 // Performance and the service wrapper
 // ---------------------------------------------------------------------------------------------
 
@@ -672,6 +1015,15 @@ describe("engine shape", () => {
     expect(classifySource(ds)).toEqual(out)
   })
 
+  it("never throws on odd metadata", () => {
+    const out = classifySource([
+      table("", ["  text", "名前 text", "Фамилия varchar(50)", "x".repeat(500) + " text", "_ integer", "a-b-c json", "ÜBERSTUNDEN_ANZAHL integer"]),
+      table("t", ["id integer | pk", "ref integer | fk:missing_table.id", "c1 | comment:", "c2 mystery_type | comment:((("])
+    ])
+    expect(out[0]!.length).toBe(7)
+    for (const v of [...out[0]!, ...out[1]!]) expect(["personal", "special", "criminal", "not"]).toContain(v.value)
+  })
+
   it.effect("is available as the Classifier service", () =>
     Effect.gen(function* () {
       const classifier = yield* Classifier
@@ -679,4 +1031,33 @@ describe("engine shape", () => {
       expect(out[0]![1]!.value).toBe("personal")
     }).pipe(Effect.provide(ClassifierLive))
   )
+})
+
+describe("a clinical or criminal table does not colour the rest of an application database", () => {
+  it("one patients table in a shop: orders stay not, appointments keyed to patients are clinical", () => {
+    const get = run([
+      table("customers", ["customer_id integer | pk", "email text", "full_name text"]),
+      table("orders", ["order_id integer | pk", "customer_id integer | fk:customers.customer_id", "total_cents integer", "status text"]),
+      table("order_items", ["order_id integer | fk:orders.order_id", "product_id integer", "quantity integer", "unit_price_cents integer"]),
+      table("patients", ["patient_id integer | pk", "customer_id integer | fk:customers.customer_id", "allergies text"]),
+      table("appointments", ["appointment_id integer | pk", "patient_id integer | fk:patients.patient_id", "visit_type text", "scheduled_for timestamp"])
+    ])
+    expectAll(get, {
+      "orders.total_cents": "not",
+      "orders.status": "not",
+      "order_items.quantity": "not",
+      "order_items.unit_price_cents": "not",
+      "appointments.visit_type": "special"
+    })
+  })
+
+  it("one defendants table beside a shop: orders and events are not criminal", () => {
+    const get = run([
+      table("customers", ["customer_id integer | pk", "email text"]),
+      table("orders", ["order_id integer | pk", "customer_id integer | fk:customers.customer_id", "total_cents integer"]),
+      table("events", ["event_id integer | pk", "customer_id integer | fk:customers.customer_id", "event_type text"]),
+      table("defendants", ["defendant_id integer | pk", "full_name text", "offence_code text"])
+    ])
+    expectAll(get, { "orders.total_cents": "not", "events.event_type": "not", "defendants.offence_code": "criminal" })
+  })
 })

@@ -140,6 +140,20 @@ describe("classifier evaluation on the labelled corpus", () => {
     for (const [b, v] of [...buckets].sort((x, y) => x[0] - y[0])) {
       lines.push(`  ${(b / 10).toFixed(1)}–${((b + 1) / 10).toFixed(1)}  n=${String(v.n).padStart(4)}  right=${pct(v.right / v.n)}%`)
     }
+    // Per rule: how often the rule's verdict is right, next to the confidence it claims.
+    const rules = new Map<string, { n: number; right: number; conf: number }>()
+    for (const s of scored) {
+      const r = rules.get(s.verdict.rule) ?? { n: 0, right: 0, conf: 0 }
+      r.n++
+      r.conf += s.verdict.confidence
+      if (s.verdict.value === s.label.label) r.right++
+      rules.set(s.verdict.rule, r)
+    }
+    lines.push("")
+    lines.push("per rule (n ≥ 10): n, share right, mean confidence")
+    for (const [rule, r] of [...rules].filter(([, r]) => r.n >= 10).sort((a, b) => b[1].n - a[1].n)) {
+      lines.push(`  ${rule.padEnd(34)} n=${String(r.n).padStart(4)}  right=${pct(r.right / r.n)}%  conf=${(r.conf / r.n).toFixed(2)}`)
+    }
     console.log(lines.join("\n"))
 
     // Disagreements for review.
