@@ -21,6 +21,18 @@ export interface ReaderConfig {
 export class ReaderConfigTag extends Context.Tag("catalog/ReaderConfig")<ReaderConfigTag, ReaderConfig>() {}
 
 export const searchLimits = { default: 20, max: 100 } as const
+
+const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
+/** Column and dataset names repeat across a catalog: their search words are computed once. */
+const wordsMemo = new Map<string, ReadonlyArray<string>>()
+const searchWordsOf = (s: string): ReadonlyArray<string> => {
+  const hit = wordsMemo.get(s)
+  if (hit !== undefined) return hit
+  const words = fold(searchWords(s)).split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
+  if (wordsMemo.size > 50_000) wordsMemo.clear()
+  wordsMemo.set(s, words)
+  return words
+}
 /** List results are cut to about this many bytes of JSON (with returned/total/truncated). */
 export const maxListBytes = 100_000
 
@@ -319,7 +331,7 @@ export const ReaderLive = Layer.effect(
         const limit = yield* parseLimit(rawLimit, searchLimits)
         const qtext = words.join(" ")
         const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) => t.length > 0)
-        const candidates = Math.min(200, Math.max(50, limit * 5))
+        const candidates = Math.min(200, Math.max(30, limit * 3))
         let rows = yield* orDie(store.searchDatasets(match, candidates))
         if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, candidates))
         const columnsByDataset = new Map<string, Array<ColumnRow>>()
@@ -328,18 +340,20 @@ export const ReaderLive = Layer.effect(
           if (list) list.push(c)
           else columnsByDataset.set(c.dataset_id, [c])
         }
-        const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
-        const wordsOf = (s: string) => fold(searchWords(s)).split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0)
+        const wordsOf = searchWordsOf
+        const folded = terms.map((t) => [t, fold(t)] as const)
         const matches = (s: string) => {
           const ws = wordsOf(s)
-          return terms.filter((t) => ws.some((w) => w.startsWith(fold(t))))
+          return folded.filter(([, f]) => ws.some((w) => w.startsWith(f))).map(([t]) => t)
         }
         const hits: Array<SearchHit> = []
         for (const r of rows) {
           const name = r.id.split("/").slice(-1)[0] ?? r.id
           const dm = matches(name)
-          if (r.title_hit === 1 || dm.length > 0) {
-            hits.push({ kind: "dataset", id: r.id, datasetId: r.id, title: r.id, score: r.score * 1.2, why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`, snippet: r.snippet })
+          if (dm.length > 0 || matches(r.schema_name).length > 0) {
+            const cols = columnsByDataset.get(r.id) ?? []
+            const snippet = `${r.kind} ${r.schema_name}.${r.name} · ${cols.length} columns${r.comment ? ` · ${r.comment.slice(0, 100)}` : ""}`
+            hits.push({ kind: "dataset", id: r.id, datasetId: r.id, title: r.id, score: r.score * 1.2, why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`, snippet })
           }
           for (const c of columnsByDataset.get(r.id) ?? []) {
             const byName = matches(c.name)

@@ -203,7 +203,7 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>
   readonly changes: (opts: { readonly sinceSeq?: number; readonly sinceAt?: string; readonly limit: number }) => Effect.Effect<{ readonly rows: ReadonlyArray<ChangeRow>; readonly total: number }, SqlError.SqlError>
   readonly glossary: Effect.Effect<ReadonlyArray<GlossaryRow>, SqlError.SqlError>
-  readonly searchDatasets: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly score: number; readonly title_hit: number; readonly snippet: string }>, SqlError.SqlError>
+  readonly searchDatasets: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly score: number; readonly kind: string; readonly schema_name: string; readonly name: string; readonly comment: string | null }>, SqlError.SqlError>
   readonly searchGlossary: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly term: string; readonly definition: string; readonly score: number }>, SqlError.SqlError>
 }>() {}
 
@@ -266,13 +266,13 @@ export const StoreReaderLive = Layer.effect(
           return { rows, total: total[0]?.n ?? 0 }
         }),
       glossary: sql<GlossaryRow>`SELECT * FROM glossary ORDER BY term COLLATE NOCASE`,
+      // Rank only (FTS5's `rank` with column weights: name > column names > comments); snippets are
+      // made by the Reader for the few rows kept, not by SQLite for every match.
       searchDatasets: (match, limit) =>
-        sql<{ id: string; score: number; title_hit: number; snippet: string }>`
-          SELECT d.id, -bm25(search_fts, 10.0, 4.0, 1.0) AS score,
-            (highlight(search_fts, 0, '[', ']') <> title) AS title_hit,
-            snippet(search_fts, -1, '[', ']', '…', 12) AS snippet
-          FROM search_fts JOIN datasets d ON d.rowid = search_fts.rowid
-          WHERE search_fts MATCH ${match} ORDER BY bm25(search_fts, 10.0, 4.0, 1.0) LIMIT ${limit}`,
+        sql<{ id: string; score: number; kind: string; schema_name: string; name: string; comment: string | null }>`
+          SELECT d.id, -s.rank AS score, d.kind, d.schema_name, d.name, d.comment
+          FROM (SELECT rowid, rank FROM search_fts WHERE search_fts MATCH ${match} AND rank MATCH 'bm25(10.0, 4.0, 1.0)' ORDER BY rank LIMIT ${limit}) s
+          JOIN datasets d ON d.rowid = s.rowid ORDER BY s.rank`,
       searchGlossary: (match, limit) =>
         sql<{ term: string; definition: string; score: number }>`
           SELECT g.term, g.definition, -bm25(glossary_fts, 10.0, 1.0) AS score FROM glossary_fts JOIN glossary g ON g.rowid = glossary_fts.rowid
