@@ -319,7 +319,24 @@ export const ReaderLive = Layer.effect(
           ? Effect.fail(new DatasetNotFound({ message: `No dataset with id "${id}".`, param: "id", details: { id } }))
           : Effect.succeed(d))
 
-    const dataset = (id: string) => Effect.flatMap(findDataset(id), fullDataset)
+    // Long-running readers (open, mcp) answer the same datasets again and again; a dataset is rebuilt
+    // only after another process committed (PRAGMA data_version moved) — a scan, a correction, an import.
+    const datasetCache = new Map<string, Dataset>()
+    let cachedVersion = ""
+    const dataset = (id: string) =>
+      Effect.gen(function*() {
+        const version = yield* orDie(store.dataVersion)
+        if (version !== cachedVersion) {
+          datasetCache.clear()
+          cachedVersion = version
+        }
+        const hit = datasetCache.get(id)
+        if (hit !== undefined) return hit
+        const d = yield* Effect.flatMap(findDataset(id), fullDataset)
+        if (datasetCache.size >= 2_000) datasetCache.delete(datasetCache.keys().next().value as string)
+        datasetCache.set(id, d)
+        return d
+      })
 
     const search = (q: unknown, rawLimit?: unknown) =>
       Effect.gen(function*() {

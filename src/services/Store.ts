@@ -185,6 +185,8 @@ const colRef = (sourceId: string, c: RawColumn): string | null =>
 /** Reads only. */
 export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader, {
   readonly lastScan: Effect.Effect<ScanRow | null, SqlError.SqlError>
+  /** Changes whenever another connection commits (a scan, a correction): a cheap staleness check for caches. */
+  readonly dataVersion: Effect.Effect<string, SqlError.SqlError>
   readonly sources: Effect.Effect<ReadonlyArray<SourceRow>, SqlError.SqlError>
   readonly datasets: Effect.Effect<ReadonlyArray<DatasetRow & { readonly columns: number; readonly personal: number; readonly special: number; readonly criminal: number }>, SqlError.SqlError>
   readonly dataset: (id: string) => Effect.Effect<DatasetRow | null, SqlError.SqlError>
@@ -229,6 +231,7 @@ export const StoreReaderLive = Layer.effect(
     const COLS = sql`c.id, c.dataset_id, c.position, c.name, c.type, c.nullable, c.comment, c.is_pk, c.ref, c.m_value, c.m_rule, c.m_confidence, c.m_method, c.m_category, c.m_evidence, o.value AS o_value, o.by AS o_by, o.at AS o_at`
     return StoreReader.of({
       lastScan: sql<ScanRow>`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
+      dataVersion: sql<{ data_version: number }>`PRAGMA data_version`.pipe(Effect.map((r) => String(r[0]?.data_version ?? 0))),
       sources: sql<SourceRow>`SELECT s.*, (SELECT count(*) FROM datasets d WHERE d.source_id = s.id) AS datasets FROM sources s ORDER BY s.id`,
       datasets: sql`
         SELECT d.rowid, d.*, count(c.id) AS columns,
