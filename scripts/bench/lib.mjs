@@ -249,8 +249,10 @@ const phaseOfFrame = (src, cf) => {
  * Summarises a .cpuprofile: the time per phase (each sample goes to the innermost frame of its
  * stack whose source names a phase), a timeline (the leading phases of each 10% of the run), the
  * top functions and source files by self time (mapped to src/ and node_modules/ via the maps).
+ * `phaseOf(source, callFrame)`, when given, is asked first for each frame (a phase name, or null to
+ * fall back to the scan/CLI phases above).
  */
-export const summariseProfile = (file, top = 25) => {
+export const summariseProfile = (file, top = 25, { phaseOf = null } = {}) => {
   const prof = JSON.parse(readFileSync(file, "utf8"))
   const nodes = new Map(prof.nodes.map((n) => [n.id, n]))
   const parent = new Map()
@@ -280,7 +282,8 @@ export const summariseProfile = (file, top = 25) => {
       phase = null
       for (let cur = id; cur !== undefined && phase === null; cur = parent.get(cur)) {
         const c = nodes.get(cur)
-        phase = phaseOfFrame(sourceOfNode(c), c.callFrame)
+        const src = sourceOfNode(c)
+        phase = (phaseOf === null ? null : phaseOf(src, c.callFrame)) ?? phaseOfFrame(src, c.callFrame)
       }
       if (phase === null) {
         const src = sourceOfNode(n)

@@ -41,15 +41,15 @@ const psql = (db, args, input) => timedOk("psql", [...psqlBase(db), "-v", "ON_ER
 
 // ── the dataset ────────────────────────────────────────────────────────────────────────────
 // A small deterministic PRNG, so that every run builds the same database.
-const prng = (seed) => () => {
+export const prng = (seed) => () => {
   seed = (seed + 0x6d2b79f5) | 0
   let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
   t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const schemas = ["public", "crm", "billing", "hr", "analytics"]
-const nouns = [
+export const schemas = ["public", "crm", "billing", "hr", "analytics"]
+export const nouns = [
   "customers", "orders", "order_items", "invoices", "payments", "refunds", "products", "suppliers", "shipments",
   "addresses", "employees", "payroll", "contracts", "leads", "contacts", "accounts", "subscriptions", "tickets",
   "messages", "sessions", "events", "audit_log", "patients", "appointments", "prescriptions", "claims", "policies",
@@ -59,7 +59,7 @@ const nouns = [
   "timesheets", "expenses", "projects", "tasks", "documents", "attachments", "feedback", "partners"
 ]
 // [name, type, not null?] — mixed personal, special-category and technical columns.
-const columnPool = [
+export const columnPool = [
   ["customer_id", "bigint", true], ["account_id", "bigint", false], ["user_id", "bigint", false], ["email", "varchar(255)", false],
   ["email_verified", "boolean", true], ["first_name", "varchar(100)", false], ["last_name", "varchar(100)", false],
   ["full_name", "text", false], ["display_name", "text", false], ["phone", "varchar(32)", false], ["mobile_number", "varchar(32)", false],
