@@ -17,11 +17,10 @@ export const isPlaceholder = (v: string): boolean => v.startsWith(placeholderPre
 /** Which variable names are looked up for a source, in order. */
 export const secretVariables = (ref: string): ReadonlyArray<string> => [ref, `CATALOG_SECRET_${ref}`]
 
-/** Every distinct secret value of the configured sources (for redaction). */
-export const knownSecretValues = (env: Readonly<Record<string, string | undefined>>, sources: ReadonlyArray<SourceConfig>): ReadonlyArray<string> =>
-  sources.flatMap((s) => (s.connectionRef ? secretVariables(s.connectionRef).map((v) => env[v]) : [])).filter(
-    (v): v is string => v !== undefined && v.length >= 4
-  )
+/** Whether a source's connection variable (or its CATALOG_SECRET_ twin) holds anything; never reads it out. */
+export const secretIsSet = (env: Readonly<Record<string, string | undefined>>, ref: string): boolean =>
+  secretVariables(ref).some((v) => (env[v] ?? "") !== "")
+
 
 export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
   effect: Effect.gen(function*() {

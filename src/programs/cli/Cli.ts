@@ -11,12 +11,13 @@ import { builtinKinds, defaultDriver, type SourceConfig } from "../../domain/Con
 import { classValues, type ClassValue } from "../../domain/Metadata.js"
 import { AddInputInvalid, ClassifyInputInvalid, cliRegistry, ConfigInputInvalid, ConfirmRequired, DescribeEntityUnknown, InvalidParam, NoSources, SourceNotFound } from "../../errors/index.js"
 import { ConnectorsLazy, ScanLive, WriteLive, ReadLive } from "../../layers/Main.js"
-import { actor, AppEnv } from "../../services/AppEnv.js"
+import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
+import { indexPath } from "../../layers/Sql.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { Connectors } from "../../services/Connectors.js"
 import { Reader } from "../../services/Reader.js"
 import { Scanner } from "../../services/Scanner.js"
-import { Secrets } from "../../services/Secrets.js"
+import { secretIsSet, Secrets } from "../../services/Secrets.js"
 import { Store, StoreReader } from "../../services/Store.js"
 import { runDoctor } from "./doctor.js"
 import { describe } from "./CatalogCommands.js"
@@ -199,7 +200,7 @@ const sourcesList = Command.make("sources", {}, () =>
     const rows = cfg.file.sources.map((s) => {
       const st = states.find((x) => x.id === s.id)
       const ref = s.connectionRef
-      const secretSet = ref ? [ref, `CATALOG_SECRET_${ref}`].some((v) => (env.env[v] ?? "") !== "") : null
+      const secretSet = ref ? secretIsSet(env.env, ref) : null
       return { id: s.id, kind: s.kind, driver: s.driver, connectionRef: ref ?? null, path: s.path ?? null, label: s.label ?? null, region: s.region ?? null, secretSet, status: st?.status ?? "never", staleness: st?.staleness ?? "never", datasets: st?.datasets ?? 0, lastScannedAt: st?.lastScannedAt ?? null }
     })
     yield* emit({ config: cfg.path, sources: rows }, (x) => x.sources.length === 0 ? "No sources. Add one with `catalog add <kind> --ref <VAR>`." : table(
@@ -220,7 +221,7 @@ const sourcesRemove = Command.make("remove", { id: Args.text({ name: "id" }) }, 
     }
     const env = yield* AppEnv
     yield* config.removeSource(id)
-    const hasIndex = fs.existsSync(path.join(env.env["CATALOG_DATA"] ? path.resolve(env.cwd, env.env["CATALOG_DATA"]) : path.join(env.cwd, ".catalog"), "index.db"))
+    const hasIndex = fs.existsSync(indexPath(dataDir(env)))
     const removed = hasIndex ? yield* Effect.gen(function*() {
       const store = yield* Store
       return yield* Effect.orDie(store.removeSource(id, actor(env)))
@@ -348,7 +349,7 @@ const configShow = Command.make("config", {}, () =>
     const config = yield* ConfigFile
     const env = yield* AppEnv
     const loaded = yield* config.loadOptional()
-    const dataDirPath = env.env["CATALOG_DATA"] ? path.resolve(env.cwd, env.env["CATALOG_DATA"]) : path.join(env.cwd, ".catalog")
+    const dataDirPath = dataDir(env)
     const out = {
       config: loaded?.path ?? null,
       dataDir: dataDirPath,
@@ -356,7 +357,7 @@ const configShow = Command.make("config", {}, () =>
       egress: (loaded?.file.catalogOnly ?? false) ? "catalog-only: no metadata ever leaves this machine, even when paired" : "local; metadata leaves only through invite, watch, push or start once paired with a portal",
       controller: loaded?.file.controller ?? null,
       doraInScope: loaded?.file.dora?.inScope ?? false,
-      sources: (loaded?.file.sources ?? []).map((s) => ({ id: s.id, kind: s.kind, driver: s.driver, connectionRef: s.connectionRef ?? null, path: s.path ?? null, region: s.region ?? null, secretSet: s.connectionRef ? [s.connectionRef, `CATALOG_SECRET_${s.connectionRef}`].some((v) => (env.env[v] ?? "") !== "") : null })),
+      sources: (loaded?.file.sources ?? []).map((s) => ({ id: s.id, kind: s.kind, driver: s.driver, connectionRef: s.connectionRef ?? null, path: s.path ?? null, region: s.region ?? null, secretSet: s.connectionRef ? secretIsSet(env.env, s.connectionRef) : null })),
       environment: Object.fromEntries(["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"].map((k) => [k, env.env[k] ?? null]))
     }
     yield* emit(out, (o) => [
