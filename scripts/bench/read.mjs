@@ -19,16 +19,16 @@
 // Every process started here is stopped and the temp folder removed at the end, on failure and on
 // Ctrl-C (--keep keeps the folder, for a look at the catalog).
 import { Buffer } from "node:buffer"
-import { spawn } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { clearTimeout } from "node:timers"
 import { pathToFileURL } from "node:url"
 import {
-  cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, resultsDir, round,
+  cliPath as repoCliPath, cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, resultsDir, round,
   snapshotCli, summariseProfile, textTable, timedOk, writeResults
 } from "./lib.mjs"
 import { columnPool, nouns, prng } from "./scan.mjs"
@@ -466,6 +466,26 @@ const profileServer = async (kind, run, work) => {
   }
 }
 
+/**
+ * Which code is measured: the commit, the src/ files changed since (other sessions edit and rebuild
+ * while benchmarks run) and when dist/ was built. Read-only git commands.
+ */
+const buildInfo = () => {
+  const git = (args) => {
+    const r = spawnSync("git", ["--no-optional-locks", ...args], { cwd: repoRoot, encoding: "utf8" })
+    return r.status === 0 ? r.stdout.trim() : null
+  }
+  const distDir = dirname(repoCliPath)
+  let distBuiltAt = null
+  try {
+    distBuiltAt = new Date(Math.max(...readdirSync(distDir).map((f) => statSync(join(distDir, f)).mtimeMs))).toISOString()
+  } catch {
+    // no dist/: snapshotCli has already failed
+  }
+  const dirty = git(["status", "--porcelain", "--", "src"])
+  return { commit: git(["rev-parse", "--short", "HEAD"]), srcChangedSinceCommit: dirty === null ? null : dirty.split("\n").filter((l) => l !== "").map((l) => l.slice(3)), distBuiltAt }
+}
+
 // ── the benchmark ──────────────────────────────────────────────────────────────────────────
 export const runReadBench = async (argv = []) => {
   const opts = parseArgs(argv)
@@ -486,6 +506,7 @@ export const runReadBench = async (argv = []) => {
 
   try {
     const cliPath = snapshotCli(work)
+    const build = buildInfo()
     const loadBefore = await loadAvg()
     const loads = { atStart: loadBefore }
 
@@ -627,6 +648,7 @@ export const runReadBench = async (argv = []) => {
       benchmark: "read",
       at: new Date().toISOString(),
       machine: await machine(),
+      build,
       loadAverage: loads,
       dataset: { ...expect, source: "SQLite (node:sqlite), one file", buildMs: round(buildMs, 0), scanMs: round(scanRun.ms, 0) },
       status: { datasets: status.datasets, columns: status.columns, complete },
@@ -743,6 +765,7 @@ export const printRead = (r, out = console.log, compact = false) => {
       printProfile({ ...p, topSelf: p.topSelf.slice(0, 20) }, out)
     }
   }
+  out(`build: commit ${r.build.commit}${r.build.srcChangedSinceCommit?.length ? ` + ${r.build.srcChangedSinceCommit.length} changed src/ file(s)` : ""}, dist/ built ${r.build.distBuiltAt}`)
   out(`results: ${r.file}`)
 }
 
