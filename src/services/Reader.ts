@@ -351,8 +351,9 @@ export const ReaderLive = Layer.effect(
         const candidates = Math.min(200, Math.max(30, limit * 3))
         let rows = yield* orDie(store.searchDatasets(match, candidates))
         if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, candidates))
-        const columnsByDataset = new Map<string, Array<ColumnRow>>()
-        for (const c of yield* orDie(store.columnsOfMany(rows.map((r) => r.id)))) {
+        type SearchColumn = Effect.Effect.Success<ReturnType<typeof store.searchColumnsOf>>[number]
+        const columnsByDataset = new Map<string, Array<SearchColumn>>()
+        for (const c of yield* orDie(store.searchColumnsOf(rows.map((r) => r.id)))) {
           const list = columnsByDataset.get(c.dataset_id)
           if (list) list.push(c)
           else columnsByDataset.set(c.dataset_id, [c])
@@ -376,7 +377,8 @@ export const ReaderLive = Layer.effect(
             const byName = matches(c.name)
             const byComment = c.comment ? matches(c.comment) : []
             if (byName.length === 0 && byComment.length === 0) continue
-            const col = toColumn(c)
+            const value = c.o_value ?? c.m_value
+            const category = c.o_value === null || c.o_value === c.m_value ? c.m_category : c.o_value === "not" ? null : c.o_value
             const coverage = new Set([...byName, ...byComment, ...dm]).size / Math.max(1, new Set(terms).size)
             hits.push({
               kind: "column",
@@ -387,8 +389,8 @@ export const ReaderLive = Layer.effect(
               why: byName.length > 0
                 ? `column name matches ${byName.map((t) => `"${t}"`).join(", ")}${dm.length > 0 ? " in a dataset whose name matches" : ""}`
                 : `column comment mentions ${byComment.map((t) => `"${t}"`).join(", ")}`,
-              snippet: `${c.name} ${c.type} · ${col.classification.value}${col.classification.category ? ` (${col.classification.category})` : ""}${c.comment ? ` · ${c.comment.slice(0, 80)}` : ""}`,
-              classification: col.classification.value
+              snippet: `${c.name} ${c.type} · ${value}${category ? ` (${category})` : ""}${c.comment ? ` · ${c.comment.slice(0, 80)}` : ""}`,
+              classification: value
             })
           }
         }

@@ -192,8 +192,8 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   readonly dataset: (id: string) => Effect.Effect<DatasetRow | null, SqlError.SqlError>
   readonly columnsOf: (datasetId: string) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
-  /** The columns of several datasets in one query, in dataset then position order. */
-  readonly columnsOfMany: (datasetIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
+  /** What search needs of the columns of several datasets (no evidence, no sort): one light query. */
+  readonly searchColumnsOf: (datasetIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly dataset_id: string; readonly name: string; readonly type: string; readonly comment: string | null; readonly m_value: ClassValue; readonly m_category: string | null; readonly o_value: ClassValue | null }>, SqlError.SqlError>
   readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
   /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
   readonly ropaColumns: Effect.Effect<ReadonlyArray<{ readonly dataset_id: string; readonly source_id: string; readonly schema_name: string; readonly table_name: string; readonly kind: string; readonly name: string; readonly value: ClassValue; readonly category: string | null; readonly is_pk: number; readonly ref: string | null }>, SqlError.SqlError>
@@ -242,7 +242,7 @@ export const StoreReaderLive = Layer.effect(
         GROUP BY d.id ORDER BY d.id`,
       dataset: (id) => sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       columnsOf: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
-      columnsOfMany: (ids) => ids.length === 0 ? Effect.succeed([]) : sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.dataset_id", ids)} ORDER BY c.dataset_id, c.position`,
+      searchColumnsOf: (ids) => ids.length === 0 ? Effect.succeed([]) : sql`SELECT c.id, c.dataset_id, c.name, c.type, c.comment, c.m_value, c.m_category, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.dataset_id", ids)}`,
       column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(id).datasetId} AND c.name = ${splitColumnId(id).name} AND c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
       classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),
       ropaColumns: sql`
