@@ -12,7 +12,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { DescribeEntityUnknown, GlossaryTermUnknown } from "../errors/index.js"
-import { searchWords, type GlossaryRow } from "./Store.js"
+import { searchWords, type GlossaryRow, resolveDatasetId } from "./Store.js"
 
 export interface GlossarySetInput {
   readonly term: string
@@ -47,14 +47,7 @@ export const GlossaryLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The scanned dataset id for `id`: exact, else the one case-insensitive match. */
-    const findDataset = (id: string) =>
-      Effect.gen(function*() {
-        const exact = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE id = ${id}`
-        if (exact[0] !== undefined) return exact[0].id
-        const folded = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE lower(id) = lower(${id}) LIMIT 2`
-        return folded.length === 1 ? folded[0]!.id : null
-      })
+    const findDataset = (id: string) => resolveDatasetId(sql, id)
 
     const set: Glossary["Type"]["set"] = (input) =>
       sql.withTransaction(Effect.gen(function*() {

@@ -6,7 +6,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { LineageEdgeNotRemovable, LineageEndpointUnknown } from "../errors/index.js"
-import { edgeId, type EdgeRow } from "./Store.js"
+import { edgeId, type EdgeRow, resolveDatasetId } from "./Store.js"
 
 export interface LineageWriteResult {
   readonly edge: EdgeRow
@@ -35,14 +35,7 @@ export const LineageLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The scanned dataset id for `id`: exact, else the one case-insensitive match. */
-    const findDataset = (id: string) =>
-      Effect.gen(function*() {
-        const exact = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE id = ${id}`
-        if (exact[0] !== undefined) return exact[0].id
-        const folded = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE lower(id) = lower(${id}) LIMIT 2`
-        return folded.length === 1 ? folded[0]!.id : null
-      })
+    const findDataset = (id: string) => resolveDatasetId(sql, id)
 
     const edgeRow = (id: string) =>
       sql<EdgeRow>`SELECT l.*, (SELECT count(*) FROM datasets WHERE id = l.from_id) AS from_known, (SELECT count(*) FROM datasets WHERE id = l.to_id) AS to_known FROM lineage l WHERE l.id = ${id}`.pipe(

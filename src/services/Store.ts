@@ -23,6 +23,15 @@ export const splitColumnId = (id: string): { readonly datasetId: string; readonl
 export const edgeId = (from: string, to: string, origin: string): string =>
   `e_${createHash("sha1").update(`${origin}\u0000${from}\u0000${to}`).digest("hex").slice(0, 12)}`
 
+/** The scanned dataset id for `id`: exact, else the one case-insensitive match (`null` when none or ambiguous). */
+export const resolveDatasetId = (sql: SqlClient.SqlClient, id: string) =>
+  Effect.gen(function*() {
+    const exact = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE id = ${id}`
+    if (exact[0] !== undefined) return exact[0].id
+    const folded = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE lower(id) = lower(${id}) LIMIT 2`
+    return folded.length === 1 ? folded[0]!.id : null
+  })
+
 /** Splits names into words for the search index: `customerEmail_addr` → `customer email addr`. */
 export const searchWords = (s: string): string =>
   s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").replace(/[_\-./]+/g, " ")
