@@ -32,7 +32,7 @@ const parse = (s: string): unknown => {
 }
 
 export const runCli = (args: ReadonlyArray<string>, opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }): CliResult => {
-  const r = spawnSync(process.execPath, [binPath, ...args], { cwd: opts.cwd, env: baseEnv(opts.env), encoding: "utf8", timeout: 120_000 })
+  const r = spawnSync(process.execPath, [binPath, ...args], { cwd: opts.cwd, env: baseEnv(opts.env), encoding: "utf8", timeout: 120_000, maxBuffer: 256 * 1024 * 1024 })
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: parse(r.stdout) }
 }
 
