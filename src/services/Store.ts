@@ -122,16 +122,20 @@ export interface ScanRow {
 }
 
 // ── scan input ───────────────────────────────────────────────────────────────────────────────
+/** What every outcome says about its source. */
+interface SourceBase {
+  readonly id: string
+  readonly kind: string
+  readonly driver: string
+  readonly label: string | null
+  readonly region: string | null
+  readonly userAuthored: boolean
+}
+
 /** One source's outcome in a scan. */
 export type SourceOutcome =
-  | {
+  | SourceBase & {
     readonly _tag: "Scanned"
-    readonly id: string
-    readonly kind: string
-    readonly driver: string
-    readonly label: string | null
-    readonly region: string | null
-    readonly userAuthored: boolean
     readonly serverVersion: string | null
     readonly datasets: ReadonlyArray<RawDataset>
     readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
@@ -140,26 +144,14 @@ export type SourceOutcome =
     /** Fingerprint of the whole metadata and the classifier version (see `sourceFingerprints`). */
     readonly rawFingerprint: string
   }
-  | {
+  | SourceBase & {
     /** Same metadata and classifier as the last successful scan: only estimates and reachability are refreshed. */
     readonly _tag: "Unchanged"
-    readonly id: string
-    readonly kind: string
-    readonly driver: string
-    readonly label: string | null
-    readonly region: string | null
-    readonly userAuthored: boolean
     readonly serverVersion: string | null
     readonly estimates: ReadonlyArray<{ readonly id: string; readonly estimate: number | null; readonly source: string }>
   }
-  | {
+  | SourceBase & {
     readonly _tag: "Failed"
-    readonly id: string
-    readonly kind: string
-    readonly driver: string
-    readonly label: string | null
-    readonly region: string | null
-    readonly userAuthored: boolean
     readonly status: "unreachable" | "error"
     readonly errorCode: string
     readonly errorMessage: string
