@@ -16,6 +16,15 @@ export default tseslint.config(
     }
   },
   {
+    // While a CLI command runs, Console.error is reserved for @effect/cli's parse errors (which the CLI
+    // drops and reprints in the registry's shape): programs write human lines with stderrLine.
+    files: ["src/**/*.ts"],
+    ignores: ["src/programs/cli/main.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", { selector: "MemberExpression[object.name='Console'][property.name='error']", message: "Use stderrLine (src/services/AppEnv.ts): Console.error is dropped while a CLI command runs." }]
+    }
+  },
+  {
     files: ["scripts/**/*.mjs", "scripts/**/*.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly", performance: "readonly", URL: "readonly", setTimeout: "readonly" } }
   }

@@ -36,8 +36,10 @@ try {
     renameSync(`${out}/${f}`, `dist/${f}`)
   }
   rmSync(out, { recursive: true, force: true })
+  // --clean (before `npm pack`): only this build's files, so the package carries no stale chunks.
+  const clean = process.argv.includes("--clean")
   for (const f of readdirSync("dist")) {
-    if (!fresh.has(f) && Date.now() - statSync(`dist/${f}`).mtimeMs > 3_600_000) rmSync(`dist/${f}`, { force: true })
+    if (!fresh.has(f) && (clean || Date.now() - statSync(`dist/${f}`).mtimeMs > 3_600_000)) rmSync(`dist/${f}`, { force: true })
   }
 } catch (e) {
   rmSync(out, { recursive: true, force: true })

@@ -33,10 +33,17 @@ process.emitWarning = ((warning: string | Error, ...rest: Array<unknown>) => {
 module.enableCompileCache?.()
 
 const envFile = path.join(process.cwd(), ".env")
-if (fs.existsSync(envFile)) {
+const envStat = fs.statSync(envFile, { throwIfNoEntry: false })
+if (envStat !== undefined && !envStat.isFile()) {
+  // A named pipe or a device would block the read forever: no input may hang the CLI.
+  process.stderr.write(`warning: ${envFile} is not a regular file; it was not read.\n`)
+} else if (envStat !== undefined && envStat.size > 1024 * 1024) {
+  process.stderr.write(`warning: ${envFile} is larger than 1 MB; it was not read.\n`)
+} else if (envStat !== undefined) {
   try {
     process.loadEnvFile(envFile) // never overrides variables already set
   } catch (e) {
+    // Node's message names the file and the problem, never its content.
     process.stderr.write(`warning: could not read ${envFile}: ${e instanceof Error ? e.message : String(e)}\n`)
   }
 }

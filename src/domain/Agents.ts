@@ -2,7 +2,11 @@
  * What the agent surface is, as data: the eight read-only MCP tools (names, titles, descriptions)
  * and the registration block / command printed by `catalog mcp --print-config`. The MCP server, the
  * portal's Agents screen and the docs all read this one list.
+ *
+ * No I/O of its own: the facts about the running install (the Node binary, the entry file, a way to
+ * read the lockfiles) are passed in by the caller at run time; `node:path` is string arithmetic.
  */
+import * as path from "node:path"
 
 export interface McpToolInfo {
   readonly name: string
@@ -73,24 +77,104 @@ export interface RegistrationPaths {
   readonly configPath: string | null
 }
 
-/** The `mcpServers` block of SPEC.md §A rule 4, with the package version pinned. */
-export const registrationBlock = (paths: RegistrationPaths, version: string) => ({
+/** How an AI application starts the agent server: an executable and its arguments (the env is added by the block). */
+export interface LaunchCommand {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+}
+
+/** The npm package name (package.json `name`): what `npx` is asked for. */
+export const packageName = "local-data-catalog"
+
+/** `npx -y local-data-catalog@<version> mcp`: resolves only where the package is on a registry. */
+export const npxLaunch = (version: string): LaunchCommand => ({ command: "npx", args: ["-y", `${packageName}@${version}`, "mcp"] })
+
+/**
+ * True when `resolved` (an npm lockfile's record of where this package came from) is the registry
+ * tarball of exactly this version: `http(s)://<registry>/<name>/-/<name>-<version>.tgz`. A clone, an
+ * `npm link`, a `file:` tarball or folder, a git URL or no record at all are not.
+ */
+export const isRegistryTarball = (resolved: string, version: string): boolean => {
+  if (!/^https?:\/\//i.test(resolved)) return false
+  try {
+    return new URL(resolved).pathname.endsWith(`/${packageName}/-/${packageName}-${version}.tgz`)
+  } catch {
+    return false
+  }
+}
+
+/** What the running install can tell about itself, passed in at run time by the caller (files are read only through `readText`). */
+export interface InstallFacts {
+  /** Absolute path of the Node binary running now (`process.execPath`: src/bin.ts has checked it is ≥ 22.18). */
+  readonly nodePath: string
+  /** Absolute path of this build's entry file (`<package root>/dist/bin.js`). */
+  readonly entry: string
+  /** Reads a text file; null when it does not exist or cannot be read. */
+  readonly readText: (absolutePath: string) => string | null
+}
+
+/**
+ * Where npm recorded this package's origin: for each `node_modules` folder above the package (the
+ * nearest first), its hidden lockfile `node_modules/.package-lock.json`, then the project's
+ * `package-lock.json`, looked up under the package's path from that project (`node_modules/<name>`,
+ * or deeper when nested). The first lockfile that lists the package decides; its `resolved` (or
+ * null when it has none) is returned. Null when no lockfile lists it (a clone, yarn, pnpm…).
+ */
+export const recordedOrigin = (facts: InstallFacts): string | null => {
+  const packageRoot = path.dirname(path.dirname(facts.entry))
+  for (let dir = path.dirname(packageRoot); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (path.basename(dir) !== "node_modules") continue
+    const project = path.dirname(dir)
+    const key = path.relative(project, packageRoot).split(path.sep).join("/")
+    for (const lockfile of [path.join(dir, ".package-lock.json"), path.join(project, "package-lock.json")]) {
+      const text = facts.readText(lockfile)
+      if (text === null) continue
+      let listed: unknown
+      try {
+        listed = (JSON.parse(text) as { packages?: Record<string, unknown> } | null)?.packages?.[key]
+      } catch {
+        continue
+      }
+      if (typeof listed !== "object" || listed === null) continue
+      const resolved = (listed as { resolved?: unknown }).resolved
+      return typeof resolved === "string" ? resolved : null
+    }
+  }
+  return null
+}
+
+/**
+ * The command that starts this very build, wherever the AI application runs it from:
+ * - installed from a registry (npm recorded a registry tarball of this version as its origin):
+ *   `npx -y local-data-catalog@<version> mcp`, which that registry will resolve again;
+ * - anything else (a clone, a local or linked install, a `file:` tarball, no lockfile): the Node
+ *   binary running now and this build's entry file, both absolute, then `mcp`.
+ */
+export const launchCommand = (facts: InstallFacts, version: string): LaunchCommand => {
+  const origin = recordedOrigin(facts)
+  return origin !== null && isRegistryTarball(origin, version) ? npxLaunch(version) : { command: facts.nodePath, args: [facts.entry, "mcp"] }
+}
+
+/** The `mcpServers` block of SPEC.md §A rule 4, starting the server with `launch`. */
+export const registrationBlock = (paths: RegistrationPaths, launch: LaunchCommand) => ({
   mcpServers: {
     catalog: {
-      command: "npx",
-      args: ["-y", `local-data-catalog@${version}`, "mcp"],
+      command: launch.command,
+      args: [...launch.args],
       env: { CATALOG_DATA: paths.dataDir, ...(paths.configPath !== null ? { CATALOG_CONFIG: paths.configPath } : {}) }
     }
   }
 })
 
-const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`)
+/** Quotes a word for a POSIX shell when it needs it. */
+export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`)
 
 /** The one-line registration for a coding client; the server name comes before `--env` (a known CLI pitfall). */
-export const registrationCommand = (paths: RegistrationPaths, version: string): string =>
+export const registrationCommand = (paths: RegistrationPaths, launch: LaunchCommand): string =>
   [
     "claude mcp add catalog",
     `--env CATALOG_DATA=${shellQuote(paths.dataDir)}`,
     ...(paths.configPath !== null ? [`--env CATALOG_CONFIG=${shellQuote(paths.configPath)}`] : []),
-    `-- npx -y local-data-catalog@${version} mcp`
+    "--",
+    ...[launch.command, ...launch.args].map(shellQuote)
   ].join(" ")

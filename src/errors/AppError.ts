@@ -47,7 +47,7 @@ export class SecretUnresolved extends defineError("SecretUnresolved", "SECRET_UN
 /** The connection variable still holds the written placeholder. */
 export class SecretPlaceholderUnreplaced extends defineError("SecretPlaceholderUnreplaced", "SECRET_PLACEHOLDER_UNREPLACED", sources("The connection variable still holds the placeholder written by `catalog add`.", "Replace the placeholder in .env with the real connection string.")) {}
 /** No driver for the source kind. */
-export class DriverMissing extends defineError("DriverMissing", "DRIVER_MISSING", sources("No driver is registered for this source kind.", "Use one of the built-in kinds (postgres, mysql, sqlite, manual) or author a connector with `catalog connectors new <name>`.")) {}
+export class DriverMissing extends defineError("DriverMissing", "DRIVER_MISSING", sources("No driver is registered for this source kind.", "Use one of the built-in kinds: postgres, mysql, sqlite, manual, dbt. Connectors for other systems are not in this build yet.")) {}
 /** No local map yet. */
 export class MapNotFound extends defineError("MapNotFound", "MAP_NOT_FOUND", sources("There is no local catalog yet.", "Run `catalog start` to scan the configured sources.", 404)) {}
 /** Catalog stale for invite. */

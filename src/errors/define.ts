@@ -24,6 +24,11 @@ export interface ErrorInput {
   readonly fix?: string
   readonly param?: string
   readonly details?: unknown
+  /**
+   * The input's shape is wrong (a missing, extra or malformed argument), not the catalog's state:
+   * the process exits 2 (usage) while the code stays the command's own (e.g. CLASSIFY_INPUT_INVALID).
+   */
+  readonly usage?: boolean
 }
 
 /** The JSON body every surface prints: `{ error: { code, message, fix?, param? } }`. */
@@ -46,6 +51,8 @@ export interface CatalogErrorShape {
   readonly param: string | undefined
   readonly details: unknown
   readonly spec: ErrorSpec
+  /** 2 when the input's shape was wrong (usage), else the registry's exit code. */
+  readonly exitCode: 1 | 2
 }
 
 /**
@@ -72,6 +79,9 @@ export const defineError = <const Tag extends string, const Code extends string>
     }
     get details(): unknown {
       return this.input.details
+    }
+    get exitCode(): 1 | 2 {
+      return this.input.usage === true ? 2 : spec.exitCode
     }
   }
   return RegistryError

@@ -6,12 +6,35 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
 import { Context, Effect, Layer, Scope, Stream } from "effect"
+import * as fs from "node:fs"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { privateFileMode, tightenMode } from "../services/Files.js"
 
 export interface NodeSqliteOptions {
   readonly filename: string
   readonly readonly?: boolean
   readonly busyTimeoutMs?: number
+  /**
+   * Permissions of the database file (default 0600: the catalog is private to the account). A new
+   * file is created with them; an existing one that grants more, and its -wal/-shm/-journal files, are
+   * tightened. SQLite creates -wal and -shm with the database file's own permissions.
+   */
+  readonly fileMode?: number
+}
+
+const sidecars = ["", "-wal", "-shm", "-journal"]
+
+/** Creates the database file with `mode` when missing and tightens it and its sidecar files (not for `:memory:` or URIs). */
+const prepareFile = (filename: string, mode: number): void => {
+  if (filename === "" || filename === ":memory:" || filename.startsWith("file:")) return
+  try {
+    const fd = fs.openSync(filename, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, mode)
+    fs.fchmodSync(fd, mode) // exactly `mode`, whatever the umask
+    fs.closeSync(fd)
+  } catch {
+    // Exists already (tightened below), or cannot be created here (the open below reports why).
+  }
+  for (const s of sidecars) tightenMode(`${filename}${s}`, mode)
 }
 
 /** Direct access to the connection, for bulk writes inside a transaction (prepared statements in a loop). */
@@ -28,7 +51,10 @@ export const make = (options: NodeSqliteOptions) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => new DatabaseSync(options.filename, { readOnly: options.readonly ?? false }),
+        try: () => {
+          if (options.readonly !== true) prepareFile(options.filename, options.fileMode ?? privateFileMode)
+          return new DatabaseSync(options.filename, { readOnly: options.readonly ?? false })
+        },
         catch: (cause) => sqlError(cause, `Cannot open ${options.filename}`)
       }),
       (db) => Effect.sync(() => db.isOpen && db.close())

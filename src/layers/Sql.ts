@@ -8,12 +8,13 @@ import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { MapNotFound, SchemaMigrationRequired } from "../errors/index.js"
+import { InvalidParam, MapNotFound, SchemaMigrationRequired } from "../errors/index.js"
 import init from "../migrations/0001_init.js"
 import compliance from "../migrations/0002_compliance.js"
 import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
 import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
+import { ensurePrivateDir, outputFolderTarget, reasonOf } from "../services/Files.js"
 import * as NodeSqlite from "./NodeSqlite.js"
 
 /** Every migration, by `<id>_<name>`; the highest id is the schema version this build writes. */
@@ -42,11 +43,27 @@ const checkVersion = Effect.gen(function*() {
   return found
 }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-/** For commands that write: creates the folder and file, migrates. */
+const dataDirFix = "Set CATALOG_DATA to a folder you can write (default: .catalog in the working folder), or move the file that is in the way."
+
+/**
+ * The catalog's folder, created 0700 (an older, more open one is tightened): it holds the index and
+ * everything the catalog writes about the user's data. A file, device or unwritable place there is
+ * INVALID_PARAM naming CATALOG_DATA.
+ */
+const privateDataDir = Effect.gen(function*() {
+  const env = yield* AppEnv
+  const dir = dataDir(env)
+  const typed = env.env["CATALOG_DATA"]
+  const refuse = (message: string) => new InvalidParam({ message, fix: dataDirFix, param: "CATALOG_DATA" })
+  yield* outputFolderTarget(env.cwd, dir, { flag: typed !== undefined && typed !== "" ? "CATALOG_DATA" : "the catalog folder", what: "a folder for the catalog", refuse })
+  yield* Effect.try({ try: () => ensurePrivateDir(dir, { tighten: true }), catch: (e) => refuse(`The catalog folder ${dir} cannot be created (${reasonOf(e)}).`) })
+  return dir
+})
+
+/** For commands that write: creates the folder and file (0700 / 0600), migrates. */
 export const SqlWriteLive = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const dir = dataDir(yield* AppEnv)
-    yield* Effect.sync(() => fs.mkdirSync(dir, { recursive: true }))
+    const dir = yield* privateDataDir
     const client = Layer.orDie(NodeSqlite.layer({ filename: indexPath(dir) }))
     const migrate = Layer.effectDiscard(
       Effect.gen(function*() {

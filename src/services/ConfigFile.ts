@@ -3,12 +3,12 @@
  * decoded with Schema; errors name the bad key and its line. Edits keep the user's comments.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import * as YAML from "yaml"
 import { CatalogFile, type SourceConfig } from "../domain/Config.js"
 import { ConfigInvalid, ConfigNotFound } from "../errors/index.js"
 import { AppEnv, dataDir, type AppEnvShape } from "./AppEnv.js"
+import { ensurePrivateDir, probePath, readUserFile, reasonOf, writePrivate } from "./Files.js"
 
 export interface LoadedConfig {
   /** Absolute path of the file read. */
@@ -30,39 +30,114 @@ export const defaultConfigPath = (e: AppEnvShape): string => configCandidates(e)
 
 const lineOf = (text: string, offset: number): number => text.slice(0, offset).split("\n").length
 
+/** The largest catalog.yml read (a thousand sources fit in a tenth of it). */
+export const maxConfigBytes = 1024 * 1024
+/** How many nodes aliases may bring in, all together (a real file uses a few, for a region or a schema list). */
+export const maxAliasNodes = 10_000
+/** How deeply collections may nest (the real shape needs four levels). */
+export const maxConfigDepth = 16
+
+type Ranged = { readonly range?: readonly [number, number, number] | null | undefined }
+const offsetOf = (node: unknown): number => (node as Ranged | null | undefined)?.range?.[0] ?? 0
+
+const invalid = (file: string, line: number, what: string, key?: string) =>
+  new ConfigInvalid({
+    message: `${file}:${line}: ${key !== undefined ? `${key}: ` : ""}${what}`,
+    ...(key !== undefined ? { param: key } : {}),
+    details: key !== undefined ? { key, line } : { line }
+  })
+
+/**
+ * The YAML checks that come before the shape, each CONFIG_INVALID naming the line: an alias must
+ * refer to an anchor above it and not to a node it sits in; all aliases together may bring in at
+ * most `maxAliasNodes` nodes (a "billion laughs" file is refused before anything is expanded);
+ * collections may not nest deeper than `maxConfigDepth`. Counting is linear in the file's size.
+ */
+const yamlBounds = (doc: YAML.Document, text: string, file: string): Either.Either<unknown, ConfigInvalid> => {
+  const at = (node: unknown) => lineOf(text, offsetOf(node))
+  const sizes = new Map<unknown, number>()
+  const open = new Set<unknown>()
+  let viaAliases = 0
+  let problem: ConfigInvalid | null = null
+  /** Nodes `node` stands for once expanded; aliases count their target's size towards the budget. */
+  const size = (node: unknown, depth: number): number => {
+    if (problem !== null) return 0
+    if (YAML.isAlias(node)) {
+      const target = node.resolve(doc)
+      if (target === undefined) {
+        problem = invalid(file, at(node), `the alias *${node.source} refers to no anchor &${node.source} above it`)
+        return 0
+      }
+      if (open.has(target)) {
+        problem = invalid(file, at(node), `the alias *${node.source} sits inside its own anchor &${node.source}, which would repeat it forever`)
+        return 0
+      }
+      const n = size(target, depth)
+      viaAliases += n
+      if (viaAliases > maxAliasNodes && problem === null) {
+        problem = invalid(file, at(node), `aliases expand into more than ${maxAliasNodes} values (a "billion laughs" file); write the values out instead of repeating *aliases`)
+      }
+      return n
+    }
+    const known = sizes.get(node)
+    if (known !== undefined) return known
+    let n = 1
+    if (YAML.isCollection(node)) {
+      if (depth >= maxConfigDepth) {
+        problem = invalid(file, at(node), `nested more than ${maxConfigDepth} levels deep; catalog.yml.example shows the shape`)
+        return 0
+      }
+      open.add(node)
+      for (const item of node.items) {
+        n += YAML.isPair(item) ? size(item.key, depth + 1) + size(item.value, depth + 1) : size(item, depth + 1)
+        if (problem !== null) break
+      }
+      open.delete(node)
+    }
+    sizes.set(node, n)
+    return n
+  }
+  size(doc.contents, 0)
+  if (problem !== null) return Either.left(problem)
+  try {
+    // The yaml package's own bound as well, should the count above ever disagree with it.
+    return Either.right(doc.toJS({ maxAliasCount: maxAliasNodes }) ?? {})
+  } catch (e) {
+    return Either.left(invalid(file, 1, `cannot be read as YAML: ${e instanceof Error ? e.message : String(e)}`))
+  }
+}
+
 /** Parses and validates one file's text. Exported for tests and `doctor`. */
 export const parseConfigText = (text: string, file: string): Either.Either<CatalogFile, ConfigInvalid> => {
-  const doc = YAML.parseDocument(text, { prettyErrors: false })
+  if (Buffer.byteLength(text, "utf8") > maxConfigBytes) {
+    return Either.left(invalid(file, 1, `the file is larger than ${maxConfigBytes / 1024} KB; catalog.yml lists sources, not data`))
+  }
+  const doc = YAML.parseDocument(text, { prettyErrors: false, uniqueKeys: true })
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!
     const line = err.linePos?.[0]?.line ?? lineOf(text, err.pos[0])
     return Either.left(new ConfigInvalid({ message: `${file}:${line}: YAML syntax error: ${err.message.split("\n")[0]}`, details: { line } }))
   }
-  const raw: unknown = doc.toJS() ?? {}
+  const js = yamlBounds(doc, text, file)
+  if (Either.isLeft(js)) return Either.left(js.left)
+  const raw: unknown = js.right
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return Either.left(new ConfigInvalid({ message: `${file}:1: the file must be a mapping of keys (sources, controller, dora, catalogOnly)` }))
   }
   const known = new Set(["version", "sources", "controller", "dora", "catalogOnly"])
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) {
-      const node = doc.get(key, true) as { range?: [number, number, number] } | undefined
       const keyNode = (doc.contents as YAML.YAMLMap).items.find((p) => YAML.isScalar(p.key) && p.key.value === key)
-      const offset = (keyNode?.key as { range?: [number, number, number] } | undefined)?.range?.[0] ?? node?.range?.[0] ?? 0
-      return Either.left(new ConfigInvalid({ message: `${file}:${lineOf(text, offset)}: unknown key "${key}"`, param: key, details: { key, line: lineOf(text, offset) } }))
+      const offset = offsetOf(keyNode?.key) || offsetOf(doc.get(key, true))
+      return Either.left(invalid(file, lineOf(text, offset), `unknown key "${key}"`, key))
     }
   }
   const decoded = Schema.decodeUnknownEither(CatalogFile, { onExcessProperty: "error" })(raw)
   if (Either.isRight(decoded)) {
-    const ids = new Set<string>()
-    for (const [i, s] of decoded.right.sources.entries()) {
-      if (ids.has(s.id)) {
-        const node = doc.getIn(["sources", i, "id"], true) as { range?: [number, number, number] } | undefined
-        const line = lineOf(text, node?.range?.[0] ?? 0)
-        return Either.left(new ConfigInvalid({ message: `${file}:${line}: sources[${i}].id "${s.id}" is used twice`, param: `sources.${i}.id`, details: { key: `sources.${i}.id`, line } }))
-      }
-      ids.add(s.id)
-    }
-    return Either.right(decoded.right)
+    const cross = crossSourceIssue(decoded.right)
+    if (cross === null) return Either.right(decoded.right)
+    const at = (keyPath: ReadonlyArray<string | number>) => lineOf(text, offsetOf(doc.getIn(keyPath, true)))
+    return Either.left(invalid(file, at(cross.path), cross.message, cross.path.join(".")))
   }
   const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
   const first = issues[0]
@@ -70,22 +145,73 @@ export const parseConfigText = (text: string, file: string): Either.Either<Catal
   // Point at the deepest node that exists.
   let offset = 0
   for (let n = keyPath.length; n >= 0; n--) {
-    const node = doc.getIn(keyPath.slice(0, n).map((k) => (/^\d+$/.test(k) ? Number(k) : k)), true) as { range?: [number, number, number] } | undefined
+    const node = doc.getIn(keyPath.slice(0, n).map((k) => (/^\d+$/.test(k) ? Number(k) : k)), true) as Ranged | undefined
     if (node?.range) {
       offset = node.range[0]
       break
     }
   }
-  const line = lineOf(text, offset)
-  const key = keyPath.join(".") || "(root)"
-  return Either.left(new ConfigInvalid({ message: `${file}:${line}: ${key}: ${first?.message ?? "invalid value"}`, param: key, details: { key, line } }))
+  return Either.left(invalid(file, lineOf(text, offset), first?.message ?? "invalid value", keyPath.join(".") || "(root)"))
+}
+
+/**
+ * Rules across sources: ids are unique regardless of case (they are the first segment of every
+ * dataset id and name files on case-insensitive disks), and a dbt source's target is a configured
+ * warehouse source.
+ */
+const crossSourceIssue = (f: CatalogFile): { readonly path: ReadonlyArray<string | number>; readonly message: string } | null => {
+  const seen = new Map<string, { readonly i: number; readonly id: string }>()
+  for (const [i, s] of f.sources.entries()) {
+    const prior = seen.get(s.id.toLowerCase())
+    if (prior !== undefined) {
+      return {
+        path: ["sources", i, "id"],
+        message: prior.id === s.id
+          ? `"${s.id}" is used twice (also sources.${prior.i}.id); each source needs its own id`
+          : `"${s.id}" is the id of sources.${prior.i} ("${prior.id}") in other letter case; ids must differ in more than case, because they start every dataset id and name files`
+      }
+    }
+    seen.set(s.id.toLowerCase(), { i, id: s.id })
+  }
+  for (const [i, s] of f.sources.entries()) {
+    if (s.kind !== "dbt" || s.target === undefined) continue
+    const target = f.sources.find((x) => x.id === s.target)
+    if (target === undefined || target.kind === "dbt") {
+      const warehouses = f.sources.filter((x) => x.kind !== "dbt").map((x) => x.id)
+      return {
+        path: ["sources", i, "target"],
+        message: `${target === undefined ? `"${s.target}" is not a configured source` : `"${s.target}" is itself a dbt source`}; target names the warehouse source the models live in (${warehouses.length > 0 ? `one of: ${warehouses.join(", ")}` : "add it first"})`
+      }
+    }
+  }
+  return null
+}
+
+/** Reads a config file through the shared path checks: a folder, a pipe, an unreadable or oversized file is CONFIG_INVALID. */
+const readConfigFile = (e: AppEnvShape, file: string) => {
+  const viaEnv = (e.env["CATALOG_CONFIG"] ?? "") !== ""
+  return readUserFile(e.cwd, file, {
+    flag: viaEnv ? "CATALOG_CONFIG" : "the configuration file",
+    what: "a YAML file (catalog.yml)",
+    maxBytes: maxConfigBytes,
+    refuse: (message) =>
+      new ConfigInvalid({
+        message,
+        fix: viaEnv
+          ? "Point CATALOG_CONFIG at a regular, readable catalog.yml (catalog.yml.example documents every key)."
+          : `Replace ${path.basename(file)} with a regular, readable YAML file (catalog.yml.example documents every key), or set CATALOG_CONFIG to one.`,
+        param: viaEnv ? "CATALOG_CONFIG" : path.basename(file)
+      })
+  })
 }
 
 export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile", {
   effect: Effect.gen(function*() {
     const env = yield* AppEnv
 
-    const find = (): string | null => configCandidates(env).find((p) => fs.existsSync(p)) ?? null
+    /** The first candidate that exists (whatever it is: a folder there is reported, not skipped). */
+    const find = (): string | null => configCandidates(env).find((p) => probePath(p).kind !== "missing") ?? null
+    const shown = (file: string) => path.relative(env.cwd, file) || file
 
     /** The config, or `ConfigNotFound`. */
     const load = Effect.fn("ConfigFile.load")(function*() {
@@ -93,8 +219,8 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
       if (file === null) {
         return yield* new ConfigNotFound({ message: `No catalog.yml found (looked at ${configCandidates(env).join(", ")}).` })
       }
-      const text = yield* Effect.sync(() => fs.readFileSync(file, "utf8"))
-      const parsed = yield* parseConfigText(text, path.relative(env.cwd, file) || file)
+      const { text } = yield* readConfigFile(env, file)
+      const parsed = yield* parseConfigText(text, shown(file))
       return { path: file, baseDir: path.dirname(file), file: parsed } satisfies LoadedConfig
     })
 
@@ -104,20 +230,32 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
       return yield* load()
     })
 
-    /** Applies an edit to the YAML document (comments and order kept) and writes it atomically. */
+    /**
+     * Applies an edit to the YAML document (comments and order kept) and writes it atomically, 0600.
+     * The file as it is must be valid first, and so must the result: nothing invalid is ever written.
+     */
     const edit = Effect.fn("ConfigFile.edit")(function*(f: (doc: YAML.Document) => void) {
       const file = find() ?? defaultConfigPath(env)
-      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# local-data-catalog configuration; see catalog.yml.example\nversion: 1\nsources: []\n"
+      const exists = probePath(file).kind !== "missing"
+      const text = exists ? (yield* readConfigFile(env, file)).text : "# local-data-catalog configuration; see catalog.yml.example\nversion: 1\nsources: []\n"
+      if (exists) yield* parseConfigText(text, shown(file))
       const doc = YAML.parseDocument(text)
       f(doc)
       const out = doc.toString({ lineWidth: 0 })
-      yield* parseConfigText(out, file)
-      yield* Effect.sync(() => {
-        fs.mkdirSync(path.dirname(file), { recursive: true })
-        const tmp = `${file}.${process.pid}.tmp`
-        fs.writeFileSync(tmp, out)
-        fs.renameSync(tmp, file)
-      })
+      yield* Effect.mapError(parseConfigText(out, shown(file)), (e) =>
+        new ConfigInvalid({
+          message: `${e.message} — in ${shown(file)} as this change would write it; nothing was written.`,
+          ...(e.param !== undefined ? { param: e.param } : {}),
+          details: e.details
+        }))
+      // catalog.yml inside the data folder: that folder is the catalog's own, so it is kept private too.
+      if (path.dirname(file) === dataDir(env)) {
+        yield* Effect.try({
+          try: () => ensurePrivateDir(path.dirname(file), { tighten: true }),
+          catch: (e) => new ConfigInvalid({ message: `${path.dirname(file)} cannot be created (${reasonOf(e)}).`, fix: "Set CATALOG_DATA to a folder you can write, or create catalog.yml in the working folder.", param: "CATALOG_DATA" })
+        })
+      }
+      yield* writePrivate(file, out, (message) => new ConfigInvalid({ message, fix: `Make ${path.dirname(file)} writable, or set CATALOG_CONFIG to a writable path.`, param: "CATALOG_CONFIG" }))
       return file
     })
 
@@ -128,11 +266,30 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
         ;(doc.get("sources", true) as YAML.YAMLSeq).add(doc.createNode(clean))
       })
 
+    const removeFrom = (id: string) => (doc: YAML.Document) => {
+      const seq = doc.get("sources", true)
+      if (!YAML.isSeq(seq)) return
+      seq.items = seq.items.filter((item) => !(YAML.isMap(item) && item.get("id") === id))
+    }
+
+    /** Removes a source; refused while a dbt source maps its models onto it (that source would point at nothing). */
     const removeSource = (id: string) =>
-      edit((doc) => {
-        const seq = doc.get("sources", true)
-        if (!YAML.isSeq(seq)) return
-        seq.items = seq.items.filter((item) => !(YAML.isMap(item) && item.get("id") === id))
+      Effect.gen(function*() {
+        const current = yield* loadOptional()
+        const dependent = current?.file.sources.findIndex((s) => s.kind === "dbt" && s.target === id) ?? -1
+        if (current !== null && dependent >= 0) {
+          const dbt = current.file.sources[dependent]!
+          const text = (yield* readConfigFile(env, current.path)).text
+          const node = YAML.parseDocument(text).getIn(["sources", dependent, "target"], true)
+          const line = lineOf(text, offsetOf(node))
+          return yield* new ConfigInvalid({
+            message: `${shown(current.path)}:${line}: source "${id}" is the target of dbt source "${dbt.id}" (sources.${dependent}.target); removing it would leave "${dbt.id}" pointing at nothing. Nothing was changed.`,
+            fix: `Remove the dbt source first (catalog sources remove ${dbt.id} --yes), or point its target at another warehouse source.`,
+            param: `sources.${dependent}.target`,
+            details: { key: `sources.${dependent}.target`, line }
+          })
+        }
+        return yield* edit(removeFrom(id))
       })
 
     const setKey = (key: string, value: unknown) => edit((doc) => doc.set(key, value))

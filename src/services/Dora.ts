@@ -14,9 +14,10 @@ import { buildPackage, zipPackage } from "../dora/package.js"
 import { buildRegister, defaultRefPeriod, type DoraCell, type DoraEntity } from "../dora/register.js"
 import { decodeRowKey, doraTemplates, encodeRowKey, findColumn, findTable, keyColumns, singleRowKey, type Template, type TemplateColumn, type Templates } from "../dora/templates.js"
 import { isCalendarDate, normaliseInput } from "../dora/validate.js"
-import { DoraInputInvalid, DoraNotSubmittable } from "../errors/index.js"
+import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/index.js"
 import { actor, AppEnv } from "./AppEnv.js"
 import { ConfigFile } from "./ConfigFile.js"
+import { ensurePrivateDir, outputFolderTarget, readUserFile, reasonOf, writePrivateFile } from "./Files.js"
 
 // ── scope ───────────────────────────────────────────────────────────────────────────────────────
 const notInScope = (what: string) =>
@@ -49,7 +50,8 @@ const resolveTable = (templates: Templates, raw: string | undefined) => {
   return t !== undefined ? Effect.succeed(t) : Effect.fail(new DoraInputInvalid({
     message: raw === undefined ? "The table code is missing." : `Unknown DORA table "${raw}".`,
     fix: `Use one of the table codes: ${tableCodes(templates)}.`,
-    param: "tableCode"
+    param: "tableCode",
+    usage: raw === undefined
   }))
 }
 
@@ -79,7 +81,8 @@ const resolveColumn = (table: Template, raw: string | undefined, param: string) 
   return c !== undefined ? Effect.succeed(c) : Effect.fail(new DoraInputInvalid({
     message: raw === undefined ? "The field (column code) is missing." : `${table.code} has no column "${raw}".`,
     fix: `Use a column code of ${table.code}: ${columnList(table)}.`,
-    param
+    param,
+    usage: raw === undefined
   }))
 }
 
@@ -148,12 +151,12 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
     const importCsv = Effect.fn("Dora.importCsv")(function*(entity: DoraEntity, tableCode: string | undefined, file: string | undefined, mode: "replace" | "merge") {
       const table = yield* resolveTable(templates, tableCode)
       if (file === undefined || file.trim() === "") {
-        return yield* new DoraInputInvalid({ message: "The CSV file is missing.", fix: `Usage: catalog dora import ${table.code} <file.csv> — a header row of column codes (${table.columns.map((c) => c.code).join(",")}) plus one line per row.`, param: "file" })
+        return yield* new DoraInputInvalid({ message: "The CSV file is missing.", fix: `Usage: catalog dora import ${table.code} <file.csv> — a header row of column codes (${table.columns.map((c) => c.code).join(",")}) plus one line per row.`, param: "file", usage: true })
       }
-      const abs = path.resolve(env.cwd, file)
-      const text = yield* Effect.try({
-        try: () => fs.readFileSync(abs, "utf8"),
-        catch: (e) => new DoraInputInvalid({ message: `Cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`, fix: "Give the path of a CSV file (relative to the working folder).", param: "file" })
+      const { path: abs, text } = yield* readUserFile(env.cwd, file, {
+        flag: "dora import",
+        what: `a CSV file of ${table.code} rows`,
+        refuse: (message) => new DoraInputInvalid({ message, fix: "Give the path of a CSV file (relative to the working folder).", param: "file" })
       })
       const records = yield* Effect.try({
         try: () => parseCsv(text),
@@ -242,7 +245,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
       const table = yield* resolveTable(templates, input.tableCode)
       if (input.rowKey === undefined) {
         const keys = keyColumns(table)
-        return yield* new DoraInputInvalid({ message: "The row key is missing.", fix: `Usage: catalog dora set ${table.code} <rowKey> <field> <value>; a ${table.code} row key is ${keys.length === 0 ? `"${singleRowKey}"` : keys.map((k) => `<${k.code}>`).join("|")}.`, param: "rowKey" })
+        return yield* new DoraInputInvalid({ message: "The row key is missing.", fix: `Usage: catalog dora set ${table.code} <rowKey> <field> <value>; a ${table.code} row key is ${keys.length === 0 ? `"${singleRowKey}"` : keys.map((k) => `<${k.code}>`).join("|")}.`, param: "rowKey", usage: true })
       }
       const { key, parts } = yield* resolveRowKey(templates, table, input.rowKey)
       const by = actor(env)
@@ -331,6 +334,8 @@ export const exportDora = Effect.fn("Dora.export")(function*(cells: ReadonlyArra
   if (!isCalendarDate(refPeriod) || refPeriod > now.toISOString().slice(0, 10)) {
     return yield* new DoraInputInvalid({ message: `--ref-date "${refPeriod}" is not a reference date: it must be a real date written YYYY-MM-DD and not in the future.`, fix: "Pass the collection's reference date, e.g. --ref-date 2025-12-31 (default: 31 December of the previous year).", param: "ref-date" })
   }
+  const outRefusal = (message: string) => new InvalidParam({ message, fix: "Pass --out a folder you can write (default: dora-export in the working folder).", param: "out" })
+  const target = yield* outputFolderTarget(env.cwd, options.out ?? "dora-export", { flag: "--out", what: "a folder for the xBRL-CSV package", refuse: outRefusal })
   const templates = doraTemplates()
   const register: DoraRegister = buildRegister(cells, entity, templates, { refPeriod, now, ...(options.level !== undefined ? { level: options.level } : {}) })
   const { violations } = register.validation
@@ -343,21 +348,27 @@ export const exportDora = Effect.fn("Dora.export")(function*(cells: ReadonlyArra
   }
   const level = register.parameters?.entityID?.endsWith(".CON") === true ? "CON" : "IND"
   const pkg = buildPackage(register, templates, { refPeriod, level, createdAt: now })
-  const out = path.resolve(env.cwd, options.out ?? "dora-export")
+  const out = target.path
   const folder = path.join(out, pkg.name)
   const zipFile = `${folder}.zip`
-  yield* Effect.sync(() => {
-    fs.mkdirSync(out, { recursive: true })
-    const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
-    fs.rmSync(tmp, { recursive: true, force: true })
-    for (const f of pkg.files) {
-      const p = path.join(tmp, ...f.path.split("/"))
-      fs.mkdirSync(path.dirname(p), { recursive: true })
-      fs.writeFileSync(p, f.content)
-    }
-    fs.writeFileSync(`${tmp}.zip`, zipPackage(pkg, now))
-    fs.renameSync(tmp, folder)
-    fs.renameSync(`${tmp}.zip`, zipFile)
+  // Private (folders 0700, files 0600), built under temporary names and renamed in: never half a package.
+  yield* Effect.try({
+    try: () => {
+      ensurePrivateDir(out, { tighten: options.out === undefined })
+      const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
+      try {
+        fs.rmSync(tmp, { recursive: true, force: true })
+        for (const f of pkg.files) writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
+        writePrivateFile(`${tmp}.zip`, zipPackage(pkg, now))
+        fs.renameSync(tmp, folder)
+        fs.renameSync(`${tmp}.zip`, zipFile)
+      } catch (e) {
+        fs.rmSync(tmp, { recursive: true, force: true })
+        fs.rmSync(`${tmp}.zip`, { force: true })
+        throw e
+      }
+    },
+    catch: (e) => outRefusal(`The package cannot be written to ${out} (${reasonOf(e)}); nothing was written.`)
   })
   return {
     name: pkg.name,

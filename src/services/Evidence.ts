@@ -8,7 +8,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type { DoraState, Provenance, RopaDraft } from "../domain/Compliance.js"
 import type { ChangeList } from "../domain/Catalog.js"
-import { EvidenceHashMismatch } from "../errors/index.js"
+import { EvidenceHashMismatch, InvalidParam } from "../errors/index.js"
+import { moveFolderInto, probePath, reasonOf, stagingFolder, writePrivateFile } from "./Files.js"
 
 export const evidenceFormat = "local-data-catalog/evidence"
 
@@ -52,42 +53,90 @@ export const ropaMarkdown = (r: RopaDraft): string => {
   return lines.join("\n")
 }
 
-/** Writes the bundle into `dir` (created; existing artifacts are replaced) and returns the manifest. */
+/** Whether a folder's entries are an earlier evidence bundle: a manifest of ours, and nothing it does not list. */
+export const earlierBundle = (dir: string, entries: ReadonlyArray<string>): { readonly generatedAt: string | null; readonly strangers: ReadonlyArray<string> } | null => {
+  if (!entries.includes("manifest.json")) return null
+  let manifest: Partial<Manifest>
+  try {
+    if (probePath(path.join(dir, "manifest.json")).kind !== "file") return null
+    manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")) as Partial<Manifest>
+  } catch {
+    return null
+  }
+  if (manifest.format !== evidenceFormat || !Array.isArray(manifest.artifacts)) return null
+  const listed = new Set(["manifest.json", ...manifest.artifacts.map((a) => a.file)])
+  return { generatedAt: typeof manifest.generatedAt === "string" ? manifest.generatedAt : null, strangers: entries.filter((e) => !listed.has(e)) }
+}
+
+/**
+ * Writes the bundle as a new folder `dir` (0700, files 0600): built beside it under a temporary name,
+ * then moved in, so `dir` is never half-written. The caller has checked `dir` is missing, empty or an
+ * earlier bundle the user agreed to replace; an earlier bundle is swapped out whole.
+ */
 export const writeEvidence = (dir: string, input: { readonly tool: string; readonly ropa: RopaDraft; readonly dora: DoraState; readonly provenance: Provenance; readonly changes: ChangeList }) =>
-  Effect.sync(() => {
-    fs.mkdirSync(dir, { recursive: true })
-    const files: Array<{ file: string; body: string; description: string }> = [
-      { file: "ropa.json", body: `${JSON.stringify(input.ropa, null, 2)}\n`, description: "RoPA draft (Art. 30) as data" },
-      { file: "ropa.md", body: `${ropaMarkdown(input.ropa)}\n`, description: "RoPA draft as a readable document" },
-      { file: "dora.json", body: `${JSON.stringify(input.dora, null, 2)}\n`, description: "DORA Register of Information draft" },
-      { file: "provenance.json", body: `${JSON.stringify(input.provenance, null, 2)}\n`, description: "source reachability, staleness, classifier methods, change-log head" },
-      { file: "changes.json", body: `${JSON.stringify(input.changes, null, 2)}\n`, description: "change-log extract, newest first" }
-    ]
-    for (const f of files) fs.writeFileSync(path.join(dir, f.file), f.body)
-    const manifest: Manifest = {
-      format: evidenceFormat,
-      version: 1,
-      tool: input.tool,
-      generatedAt: new Date().toISOString(),
-      seal: "draft",
-      stamp: "DRAFT, not an official record",
-      artifacts: files.map((f) => ({ file: f.file, sha256: sha256(f.body), bytes: Buffer.byteLength(f.body), description: f.description }))
-    }
-    fs.writeFileSync(path.join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`)
-    return manifest
+  Effect.try({
+    try: () => {
+      const files: Array<{ file: string; body: string; description: string }> = [
+        { file: "ropa.json", body: `${JSON.stringify(input.ropa, null, 2)}\n`, description: "RoPA draft (Art. 30) as data" },
+        { file: "ropa.md", body: `${ropaMarkdown(input.ropa)}\n`, description: "RoPA draft as a readable document" },
+        { file: "dora.json", body: `${JSON.stringify(input.dora, null, 2)}\n`, description: "DORA Register of Information draft" },
+        { file: "provenance.json", body: `${JSON.stringify(input.provenance, null, 2)}\n`, description: "source reachability, staleness, classifier methods, change-log head" },
+        { file: "changes.json", body: `${JSON.stringify(input.changes, null, 2)}\n`, description: "change-log extract, newest first" }
+      ]
+      const manifest: Manifest = {
+        format: evidenceFormat,
+        version: 1,
+        tool: input.tool,
+        generatedAt: new Date().toISOString(),
+        seal: "draft",
+        stamp: "DRAFT, not an official record",
+        artifacts: files.map((f) => ({ file: f.file, sha256: sha256(f.body), bytes: Buffer.byteLength(f.body), description: f.description }))
+      }
+      const staging = stagingFolder(dir)
+      try {
+        for (const f of files) writePrivateFile(path.join(staging, f.file), f.body)
+        writePrivateFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`)
+        moveFolderInto(staging, dir)
+      } catch (e) {
+        fs.rmSync(staging, { recursive: true, force: true })
+        throw e
+      }
+      return manifest
+    },
+    catch: (e) => new InvalidParam({ message: `The evidence bundle cannot be written to ${dir} (${reasonOf(e)}); nothing was written.`, fix: "Pass --out a folder you can write (default: evidence-<timestamp> in the working folder).", param: "out" })
   })
 
-/** Recomputes every fingerprint; the first mismatch (changed, missing) fails naming the artifact. */
+const mismatch = (message: string, param: string) =>
+  new EvidenceHashMismatch({ message, fix: "Point --verify at a folder written by `catalog evidence`, or regenerate the bundle with `catalog evidence`.", param })
+
+/** Recomputes every fingerprint; the first mismatch (changed, missing) fails naming the artifact. `dir` is an existing folder (checked by the caller). */
 export const verifyEvidence = (dir: string) =>
   Effect.gen(function*() {
     const manifestPath = path.join(dir, "manifest.json")
-    if (!fs.existsSync(manifestPath)) {
-      return yield* new EvidenceHashMismatch({ message: `${dir} has no manifest.json: it is not an evidence bundle.`, fix: "Point --verify at a folder written by `catalog evidence`.", param: "verify" })
+    const kind = probePath(manifestPath).kind
+    if (kind !== "file") {
+      return yield* mismatch(`${dir} has no manifest.json${kind === "missing" ? "" : " file"}: it is not an evidence bundle.`, "verify")
     }
-    const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as Manifest
-    const results = manifest.artifacts.map((a) => {
+    const manifest = yield* Effect.try({
+      try: () => JSON.parse(fs.readFileSync(manifestPath, "utf8")) as unknown,
+      catch: () => mismatch(`${manifestPath} is not JSON: the manifest was changed after it was written.`, "manifest.json")
+    })
+    const artifacts = typeof manifest === "object" && manifest !== null && (manifest as Partial<Manifest>).format === evidenceFormat ? (manifest as Partial<Manifest>).artifacts : undefined
+    if (!Array.isArray(artifacts) || artifacts.some((a: unknown) => typeof a !== "object" || a === null || typeof (a as { file?: unknown }).file !== "string" || typeof (a as { sha256?: unknown }).sha256 !== "string")) {
+      return yield* mismatch(`${manifestPath} is not an evidence manifest (format ${evidenceFormat} with a list of artifacts and their fingerprints).`, "manifest.json")
+    }
+    const results = artifacts.map((a) => {
+      // An artifact is a file directly in the bundle: a name that leaves the folder is never read.
+      const inside = a.file === path.basename(a.file) && a.file !== "." && a.file !== ".."
       const p = path.join(dir, a.file)
-      const actual = fs.existsSync(p) ? sha256(fs.readFileSync(p)) : null
+      let actual: string | null = null
+      if (inside && probePath(p).kind === "file") {
+        try {
+          actual = sha256(fs.readFileSync(p))
+        } catch {
+          actual = null
+        }
+      }
       return { file: a.file, expected: a.sha256, actual, ok: actual === a.sha256 }
     })
     const bad = results.filter((r) => !r.ok)
@@ -98,5 +147,5 @@ export const verifyEvidence = (dir: string) =>
         details: { artifacts: bad }
       })
     }
-    return { dir, generatedAt: manifest.generatedAt, artifacts: results }
+    return { dir, generatedAt: (manifest as Partial<Manifest>).generatedAt ?? null, artifacts: results }
   })

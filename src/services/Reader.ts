@@ -4,6 +4,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ChangeEntry, ChangeList, LineageList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
+import { coverageLine } from "../domain/Catalog.js"
+import { redact } from "./Redact.js"
 import type { ClassValue } from "../domain/Metadata.js"
 import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compliance.js"
 import { draftRopa } from "./Ropa.js"
@@ -149,27 +151,71 @@ const toChange = (r: ChangeRow): ChangeEntry => {
   }
 }
 
-/** Parses `limit` (an integer within bounds) or fails with `INVALID_PARAM` naming it. */
-export const parseLimit = (raw: unknown, bounds: { readonly default: number; readonly max: number }, param = "limit") =>
+/**
+ * The Reader's input parsing, shared by every surface: the CLI passes flag values as typed, HTTP the
+ * raw query strings, MCP the decoded JSON values. Text must be exactly what it means: no surrounding
+ * blanks, no sign, no exponent, no hex, no fraction. A bad value is INVALID_PARAM naming the parameter.
+ */
+const decimalInteger = /^[0-9]+$/
+
+/** A count or sequence number: a safe integer, from a JSON number or from plain decimal digits; else NaN. */
+const integerOf = (raw: unknown): number => {
+  const n = typeof raw === "number" ? raw : typeof raw === "string" && decimalInteger.test(raw) ? Number(raw) : Number.NaN
+  return Number.isSafeInteger(n) ? n : Number.NaN
+}
+
+/** Parses `limit` (an integer within bounds; absent = the default) or fails with `INVALID_PARAM` naming it. */
+export const parseLimit = (raw: unknown, bounds: { readonly default: number; readonly max: number }, param = "limit"): Effect.Effect<number, InvalidParam> =>
   Effect.suspend(() => {
-    if (raw === undefined || raw === null || raw === "") return Effect.succeed(bounds.default)
-    const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
-    if (!Number.isInteger(n) || n < 1 || n > bounds.max) {
-      return Effect.fail(new InvalidParam({ message: `${param} must be an integer from 1 to ${bounds.max}; got ${JSON.stringify(raw)}.`, fix: `Pass ${param} between 1 and ${bounds.max} (default ${bounds.default}).`, param }))
+    if (raw === undefined) return Effect.succeed(bounds.default)
+    const n = integerOf(raw)
+    if (Number.isNaN(n) || n < 1 || n > bounds.max) {
+      return Effect.fail(new InvalidParam({ message: `${param} must be a whole number from 1 to ${bounds.max}, written in plain digits; got ${JSON.stringify(raw)}.`, fix: `Pass ${param} between 1 and ${bounds.max} (default ${bounds.default}).`, param }))
     }
     return Effect.succeed(n)
   })
 
-/** `since`: a change sequence number, or an ISO-8601 timestamp. */
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and `Z` or `±HH[:]MM` (a space for the `T` too). */
+const isoTimestamp = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/
+
+/**
+ * An ISO-8601 timestamp as an instant, or null when it is malformed or names no real time
+ * (2026-02-30, 24:00, 12:60). Without an offset, a date is UTC midnight and a date-time is local
+ * time, as JavaScript reads them.
+ */
+export const parseTimestamp = (text: string): Date | null => {
+  const m = isoTimestamp.exec(text)
+  if (m === null) return null
+  const [, y, mo, d, hh, mi, ss, frac, zone, zh, zm] = m
+  const year = Number(y)
+  const month = Number(mo)
+  const day = Number(d)
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null
+  if (hh === undefined) return new Date(`${y}-${mo}-${d}T00:00:00.000Z`)
+  if (Number(hh) > 23 || Number(mi) > 59 || Number(ss ?? "0") > 59) return null
+  if (zh !== undefined && (Number(zh) > 23 || Number(zm) > 59)) return null
+  const ms = frac === undefined ? "000" : frac.slice(0, 3).padEnd(3, "0")
+  const offset = zone === undefined ? "" : zone === "Z" ? "Z" : `${zone[0]}${zh}:${zm}`
+  const at = new Date(`${y}-${mo}-${d}T${hh}:${mi}:${ss ?? "00"}.${ms}${offset}`)
+  return Number.isNaN(at.getTime()) ? null : at
+}
+
+/** `since`: a change sequence number (a safe integer >= 0), or an ISO-8601 timestamp; absent = the default. */
 export const parseSince = (raw: unknown): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> =>
   Effect.suspend((): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> => {
-    if (raw === undefined || raw === null || raw === "") return Effect.succeed(undefined)
-    if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0) return Effect.succeed({ seq: raw } as const)
-    if (typeof raw === "string" && /^\d+$/.test(raw.trim())) return Effect.succeed({ seq: Number(raw) } as const)
-    if (typeof raw === "string" && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw.trim()) && !Number.isNaN(Date.parse(raw))) {
-      return Effect.succeed({ at: new Date(raw).toISOString() } as const)
-    }
-    return Effect.fail(new InvalidParam({ message: `since must be a change sequence number or an ISO-8601 timestamp; got ${JSON.stringify(raw)}.`, fix: "Pass since=0 for the whole change-log, a sequence number from a change entry, or a timestamp like 2026-01-31T12:00:00Z.", param: "since" }))
+    if (raw === undefined) return Effect.succeed(undefined)
+    const seq = integerOf(raw)
+    if (!Number.isNaN(seq) && seq >= 0) return Effect.succeed({ seq } as const)
+    const at = typeof raw === "string" ? parseTimestamp(raw) : null
+    if (at !== null) return Effect.succeed({ at: at.toISOString() } as const)
+    return Effect.fail(new InvalidParam({
+      message: `since must be a change sequence number (0 to ${Number.MAX_SAFE_INTEGER}, plain digits) or an ISO-8601 timestamp; got ${JSON.stringify(raw)}.`,
+      fix: "Pass since=0 for the whole change-log, a sequence number from a change entry, or a timestamp like 2026-01-31T12:00:00Z.",
+      param: "since"
+    }))
   })
 
 /** Turns user words into an FTS5 query: each word a quoted prefix term. */
@@ -182,9 +228,17 @@ export const ftsQuery = (words: ReadonlyArray<string>, op: "AND" | "OR"): string
 export class Reader extends Context.Tag("catalog/Reader")<Reader, {
   readonly status: Effect.Effect<Status>
   readonly datasets: Effect.Effect<DatasetList>
-  readonly dataset: (id: string) => Effect.Effect<Dataset, DatasetNotFound>
+  /**
+   * One dataset. `param` is the caller's own name for the id (its surface's parameter): DATASET_NOT_FOUND
+   * names it. It defaults to `id`, what get_dataset and /datasets/:id call it.
+   */
+  readonly dataset: (id: string, param?: string) => Effect.Effect<Dataset, DatasetNotFound>
   readonly search: (q: unknown, limit?: unknown) => Effect.Effect<SearchResult, InvalidParam>
-  readonly lineage: (datasetId?: string) => Effect.Effect<LineageList, DatasetNotFound>
+  /**
+   * Every lineage edge, or one dataset's. `param` is the caller's own name for that dataset id (HTTP
+   * `dataset`, MCP `datasetId`, CLI `--dataset`): DATASET_NOT_FOUND and INVALID_PARAM (an empty id) name it.
+   */
+  readonly lineage: (datasetId?: string, param?: string) => Effect.Effect<LineageList, DatasetNotFound | InvalidParam>
   readonly changes: (since?: unknown, limit?: unknown) => Effect.Effect<ChangeList, InvalidParam>
   readonly sourceStates: Effect.Effect<ReadonlyArray<SourceState>>
   readonly provenance: Effect.Effect<Provenance>
@@ -221,7 +275,8 @@ export const ReaderLive = Layer.effect(
           userAuthored: r ? r.user_authored === 1 : false,
           reachable: r?.status === "ok",
           status: r ? r.status : "never",
-          error: r && r.error_code !== null ? { code: r.error_code, message: r.error_message ?? "" } : null,
+          // Redacted again on the way out: a catalog written before redaction existed may still hold a secret.
+          error: r && r.error_code !== null ? { code: r.error_code, message: redact(r.error_message ?? "") } : null,
           serverVersion: r?.server_version ?? null,
           lastAttemptAt: r?.last_attempt_at ?? null,
           lastScannedAt: r?.last_ok_at ?? null,
@@ -234,11 +289,7 @@ export const ReaderLive = Layer.effect(
     const coverageOf = (states: ReadonlyArray<SourceState>): Coverage => {
       const reached = states.filter((s) => s.status === "ok").map((s) => s.id)
       const missing = states.filter((s) => s.status !== "ok").map((s) => s.id)
-      const line = states.length === 0
-        ? "No sources configured."
-        : missing.length === 0
-        ? `All ${states.length} source${states.length === 1 ? "" : "s"} reached.`
-        : `${reached.length} of ${states.length} sources reached; not reached: ${states.filter((s) => s.status !== "ok").map((s) => `${s.id} (${s.error ? s.error.code : "never scanned"})`).join(", ")}.`
+      const line = coverageLine(states.length, states.filter((s) => s.status !== "ok").map((s) => ({ id: s.id, reason: s.error ? s.error.code : "never scanned" })))
       return { complete: states.length > 0 && missing.length === 0, reached, missing, line }
     }
 
@@ -313,17 +364,18 @@ export const ReaderLive = Layer.effect(
       } satisfies Dataset
     }))
 
-    const findDataset = (id: string) =>
+    /** The dataset row, or DATASET_NOT_FOUND naming the caller's parameter (none when it gave no name). */
+    const findDataset = (id: string, param: string | undefined) =>
       Effect.flatMap(orDie(store.dataset(id)), (d) =>
         d === null
-          ? Effect.fail(new DatasetNotFound({ message: `No dataset with id "${id}".`, param: "id", details: { id } }))
+          ? Effect.fail(new DatasetNotFound({ message: `No dataset with id "${id}".`, ...(param !== undefined ? { param } : {}), details: { id } }))
           : Effect.succeed(d))
 
     // Long-running readers (open, mcp) answer the same datasets again and again; a dataset is rebuilt
     // only after another process committed (PRAGMA data_version moved) — a scan, a correction, an import.
     const datasetCache = new Map<string, Dataset>()
     let cachedVersion = ""
-    const dataset = (id: string) =>
+    const dataset = (id: string, param = "id") =>
       Effect.gen(function*() {
         const version = yield* orDie(store.dataVersion)
         if (version !== cachedVersion) {
@@ -332,7 +384,7 @@ export const ReaderLive = Layer.effect(
         }
         const hit = datasetCache.get(id)
         if (hit !== undefined) return hit
-        const d = yield* Effect.flatMap(findDataset(id), fullDataset)
+        const d = yield* Effect.flatMap(findDataset(id, param), fullDataset)
         if (datasetCache.size >= 2_000) datasetCache.delete(datasetCache.keys().next().value as string)
         datasetCache.set(id, d)
         return d
@@ -384,7 +436,7 @@ export const ReaderLive = Layer.effect(
               kind: "column",
               id: c.id,
               datasetId: r.id,
-              title: `${r.id}.${c.name}`,
+              title: c.id,
               score: r.score * (byName.length > 0 ? 1 : 0.6) * coverage,
               why: byName.length > 0
                 ? `column name matches ${byName.map((t) => `"${t}"`).join(", ")}${dm.length > 0 ? " in a dataset whose name matches" : ""}`
@@ -404,9 +456,16 @@ export const ReaderLive = Layer.effect(
         return { q: qtext, returned: out.length, total: hits.length, truncated: hits.length > out.length, hits: out } satisfies SearchResult
       })
 
-    const lineage = (id?: string) =>
+    const lineage = (id?: string, param?: string) =>
       Effect.gen(function*() {
-        if (id !== undefined) yield* findDataset(id)
+        if (id === "") {
+          return yield* new InvalidParam({
+            message: `${param ?? "The dataset id"} must be a dataset id <source>/<schema>/<table>; got an empty value.`,
+            fix: "Leave it out for every edge, or give one dataset's id (list them with GET /api/v1/datasets or `catalog datasets`).",
+            ...(param !== undefined ? { param } : {})
+          })
+        }
+        if (id !== undefined) yield* findDataset(id, param)
         const all = (yield* orDie(store.edges(id))).map(toEdge)
         const edges = boundBytes(all)
         return { dataset: id ?? null, returned: edges.length, total: all.length, truncated: edges.length < all.length, edges }

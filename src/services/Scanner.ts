@@ -3,13 +3,16 @@
  * column, and commits the whole result in one transaction. An unreachable source is reported and
  * skipped; the others are still scanned and stored.
  */
+import { coverageLine } from "../domain/Catalog.js"
 import { Effect } from "effect"
 import type { SourceConfig } from "../domain/Config.js"
 import { NoSourceDetected, NoSources, SourceUnreachable, isCatalogError } from "../errors/index.js"
+import type { CatalogErrorShape, ErrorInput } from "../errors/define.js"
 import { actor, AppEnv } from "./AppEnv.js"
 import { Classifier } from "./Classifier.js"
 import { ConfigFile } from "./ConfigFile.js"
 import { Connectors } from "./Connectors.js"
+import { redact } from "./Redact.js"
 import { Secrets } from "./Secrets.js"
 import { datasetId, Store, type ScanSummary, type SourceOutcome } from "./Store.js"
 import { createHash } from "node:crypto"
@@ -28,6 +31,20 @@ export const sourceFingerprint = (raw: RawSource, classifierVersion: string): st
     h.update(s)
   }
   return h.digest("base64")
+}
+
+/**
+ * A copy of a registry error whose message and fix have passed the redaction step (the secrets of
+ * every configured source, URL credentials, key=value secrets). Every per-source error of a scan
+ * goes through here before it is reported, returned or stored.
+ */
+export const redactError = <E extends CatalogErrorShape & { readonly input: ErrorInput }>(e: E, secrets: ReadonlyArray<string | null>): E => {
+  const Ctor = e.constructor as new(input: ErrorInput) => E
+  return new Ctor({
+    ...e.input,
+    message: redact(e.message, secrets),
+    ...(e.fix !== null ? { fix: redact(e.fix, secrets) } : {})
+  })
 }
 
 export interface SourceReport {
@@ -60,12 +77,26 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
     const classifier = yield* Classifier
     const store = yield* Store
 
-    const scanOne = (source: SourceConfig, baseDir: string) =>
+    const scanOne = (source: SourceConfig, baseDir: string, known: ReadonlyArray<string | null>) =>
       Effect.gen(function*() {
         const connector = yield* connectors.get(source.kind)
         const secret = yield* secrets.resolve(source, connector.needsSecret)
         return yield* connector.scan({ source, secret, baseDir })
-      })
+      }).pipe(
+        // A connector that crashes fails its own source, like any other failure; the scan goes on.
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(new SourceUnreachable({
+            message: `The ${source.kind} connector failed on source ${source.id}: ${defect instanceof Error ? defect.message : String(defect)}.`,
+            fix: `Run \`catalog test ${source.id}\` to see the failure on its own; report it if it persists.`
+          }))
+        ),
+        Effect.mapError((e) => redactError(e, known))
+      )
+
+    /** The resolved connection strings of every source: no scan message may contain one. */
+    const knownSecrets = (sources: ReadonlyArray<SourceConfig>) =>
+      Effect.forEach(sources, (source) =>
+        source.connectionRef === undefined ? Effect.succeed(null) : secrets.resolve(source, false).pipe(Effect.orElseSucceed(() => null)))
 
     const run = Effect.fn("Scanner.run")(function*(progress: Progress = () => {}) {
       const startedAt = new Date().toISOString()
@@ -74,12 +105,13 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
       if (sources.length === 0) {
         return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
       }
+      const known = yield* knownSecrets(sources)
       let done = 0
       const results = yield* Effect.forEach(sources, (source) =>
         Effect.gen(function*() {
           progress({ done, total: sources.length, source: source.id, phase: "start" })
           const t0 = performance.now()
-          const result = yield* Effect.either(scanOne(source, loaded.baseDir))
+          const result = yield* Effect.either(scanOne(source, loaded.baseDir, known))
           done++
           progress({ done, total: sources.length, source: source.id, phase: result._tag === "Right" ? "done" : "failed" })
           return { source, result, ms: Math.round(performance.now() - t0) }
@@ -108,7 +140,8 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
         } else {
           const e = result.left
           const unreachable = e instanceof SourceUnreachable
-          outcomes.push({ _tag: "Failed", ...base, status: unreachable ? "unreachable" : "error", errorCode: e.code, errorMessage: e.message })
+          // The Store takes only a redacted message (RedactedText): this is where it is made.
+          outcomes.push({ _tag: "Failed", ...base, status: unreachable ? "unreachable" : "error", errorCode: e.code, errorMessage: redact(e.message, known) })
           reports.push({ id: source.id, kind: source.kind, reached: false, datasets: 0, columns: 0, personal: 0, ms, error: { code: e.code, message: e.message, fix: isCatalogError(e) ? e.fix : null } })
         }
       }
@@ -136,9 +169,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
           complete: missing.length === 0,
           reached: reached.map((r) => r.id),
           missing: missing.map((r) => r.id),
-          line: missing.length === 0
-            ? `All ${reports.length} source${reports.length === 1 ? "" : "s"} reached.`
-            : `${reached.length} of ${reports.length} sources reached; not reached: ${missing.map((r) => `${r.id} (${r.error?.code})`).join(", ")}.`
+          line: coverageLine(reports.length, missing.map((r) => ({ id: r.id, reason: r.error?.code ?? "error" })))
         },
         upload: loaded.file.catalogOnly
           ? "Stayed local: catalog-only is on, so no metadata ever leaves this machine."

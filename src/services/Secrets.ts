@@ -8,6 +8,7 @@ import * as path from "node:path"
 import type { SourceConfig } from "../domain/Config.js"
 import { SecretPlaceholderUnreplaced, SecretUnresolved } from "../errors/index.js"
 import { AppEnv } from "./AppEnv.js"
+import { probePath, writePrivateFile } from "./Files.js"
 
 /** What `add` writes into `.env` when the variable is missing; recognised as "not replaced yet". */
 export const placeholderPrefix = "replace-me://"
@@ -19,7 +20,16 @@ export const secretVariables = (ref: string): ReadonlyArray<string> => [ref, `CA
 
 /** Whether a source's connection variable (or its CATALOG_SECRET_ twin) holds anything; never reads it out. */
 export const secretIsSet = (env: Readonly<Record<string, string | undefined>>, ref: string): boolean =>
-  secretVariables(ref).some((v) => (env[v] ?? "") !== "")
+  secretState(env, ref) === "set"
+
+/**
+ * What a source's connection variable holds, without reading it out: a value, the placeholder that
+ * `catalog add` wrote (not usable yet), or nothing. Resolution order as in `resolve`.
+ */
+export const secretState = (env: Readonly<Record<string, string | undefined>>, ref: string): "set" | "placeholder" | "missing" => {
+  const value = secretVariables(ref).map((v) => env[v] ?? "").find((v) => v !== "")
+  return value === undefined ? "missing" : isPlaceholder(value.trim()) ? "placeholder" : "set"
+}
 
 
 export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
@@ -55,14 +65,30 @@ export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
       })
     })
 
-    /** Appends `NAME="placeholder"` to `.env` when NAME is not set anywhere; returns whether it wrote. */
+    /**
+     * Appends `NAME="placeholder"` to `.env` when NAME is not set anywhere; returns whether it wrote.
+     * The file holds secrets, so it is (re)written 0600 in one atomic replace. A `.env` that is not a
+     * regular file, or cannot be read or written, is left alone: the placeholder is a convenience, and
+     * `test`/`start` name the unset variable with its fix.
+     */
     const writePlaceholder = Effect.fn("Secrets.writePlaceholder")(function*(name: string, kind: string) {
       const file = path.join(env.cwd, ".env")
       return yield* Effect.sync(() => {
-        const existing = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : ""
+        const kindNow = probePath(file).kind
+        if (kindNow !== "missing" && kindNow !== "file") return false
+        let existing = ""
+        try {
+          existing = kindNow === "file" ? fs.readFileSync(file, "utf8") : ""
+        } catch {
+          return false
+        }
         if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(existing)) return false
         const sep = existing === "" || existing.endsWith("\n") ? "" : "\n"
-        fs.writeFileSync(file, `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${placeholderFor(kind)}"\n`, { mode: 0o600 })
+        try {
+          writePrivateFile(file, `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${placeholderFor(kind)}"\n`)
+        } catch {
+          return false
+        }
         return true
       })
     })

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto"
 import type { DatasetKind, RawColumn, RawDataset, RawEdge, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
 import { NodeSqliteClient } from "../layers/NodeSqlite.js"
 import type { AnnotationRow } from "./Ropa.js"
+import type { RedactedText } from "./Redact.js"
 
 // ── identifiers ──────────────────────────────────────────────────────────────────────────────
 const enc = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F")
@@ -154,7 +155,8 @@ export type SourceOutcome =
     readonly _tag: "Failed"
     readonly status: "unreachable" | "error"
     readonly errorCode: string
-    readonly errorMessage: string
+    /** Only a message that has been through `redact` (services/Redact.ts) can be stored. */
+    readonly errorMessage: RedactedText
   }
 
 export interface ScanSummary {

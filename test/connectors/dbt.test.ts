@@ -3,13 +3,14 @@
  * postgres) and a small hand-written manifest for what the fixtures lack (snapshots, analyses,
  * disabled nodes, chains of ephemeral models, relation-name fallbacks).
  */
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { DbtConnector, type DbtManifest, parseDbtManifest, readDbtManifest, splitRelation } from "../../src/layers/connectors/Dbt.js"
+import { DbtConnector, type DbtManifest, loadDbtManifest, parseDbtManifest, readDbtManifest, splitRelation } from "../../src/layers/connectors/Dbt.js"
 import type { ConnectorInput } from "../../src/services/Connectors.js"
 import { fixturesDir } from "../utils/databases.js"
 
@@ -145,6 +146,14 @@ describe("parseDbtManifest on a hand-written manifest", () => {
     assert.match(reason({ nodes: {} }), /no metadata\.dbt_schema_version/)
     assert.match(reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/catalog/v1.json" }, nodes: {} }), /dbt catalog artifact.*not the manifest/)
     assert.match(reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v12.json" } }), /no "nodes"/)
+    const node = { "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "s", name: "a", depends_on: { nodes: [] } } }
+    const manifest = (v: string, nodes: unknown) => ({ metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` }, nodes })
+    // Only v10–v12 are read; the message names the version found and what is supported.
+    assert.match(reason(manifest("v1", node)), /manifest v1; supported are manifest v10–v12/)
+    assert.match(reason(manifest("v99", node)), /manifest v99; supported are manifest v10–v12/)
+    assert.match(reason(manifest("v9", node)), /manifest v9;/)
+    for (const v of ["v10", "v11", "v12"]) assert.strictEqual(reason(manifest(v, node)), "parsed")
+    assert.match(reason(manifest("v12", {})), /holds no nodes/)
     assert.match(Either.match(readDbtManifest("{oops", "wh"), { onLeft: (l) => l, onRight: () => "parsed" }), /not valid JSON/)
     const catalogJson = readFileSync(path.join(dbtDir, "jaffle-shop-duckdb-1.11", "catalog.json"), "utf8")
     assert.match(Either.match(readDbtManifest(catalogJson, "wh"), { onLeft: (l) => l, onRight: () => "parsed" }), /catalog artifact/)
@@ -191,6 +200,65 @@ describe("DbtConnector", () => {
         writeFileSync(path.join(dir, "manifest.json"), "{\"metadata\":{}}")
         const bad = yield* Effect.flip(DbtConnector.scan(input({ path: "manifest.json", target: "wh" }, dir)))
         assert.include(bad.message, "not a dbt manifest")
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.live("refuses v1, v99 and an empty manifest with a coded error naming the cause (scan and add's loader)", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "ldc-dbt-"))
+      try {
+        const node = { "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "s", name: "a", depends_on: { nodes: [] } } }
+        const write = (name: string, v: string, nodes: unknown) =>
+          writeFileSync(path.join(dir, name), JSON.stringify({ metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` }, nodes }))
+        write("v1.json", "v1", node)
+        write("v99.json", "v99", node)
+        write("empty.json", "v12", {})
+        for (const [file, expected] of [["v1.json", /manifest v1; supported are manifest v10–v12/], ["v99.json", /manifest v99; supported/], ["empty.json", /no nodes/]] as const) {
+          const scan = yield* Effect.flip(DbtConnector.scan(input({ path: file, target: "wh" }, dir)))
+          assert.strictEqual(scan.code, "SOURCE_UNREACHABLE")
+          assert.match(scan.message, expected)
+          const add = yield* Effect.flip(loadDbtManifest(path.join(dir, file), "wh", file))
+          assert.strictEqual(add.code, "ADD_INPUT_INVALID")
+          assert.strictEqual(add.param, "from")
+          assert.match(add.message, expected)
+          assert.include(add.fix ?? "", "v10–v12")
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it.live("an .env passed as a manifest is refused without quoting it; a FIFO or device is refused before it is opened", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "ldc-dbt-"))
+      const secret = "Pl4nted-Secr3t-Value"
+      try {
+        writeFileSync(path.join(dir, ".env"), `DATABASE_URL=postgres://app:${secret}@db.internal:5432/app\n`)
+        writeFileSync(path.join(dir, "broken.json"), `{"metadata": {"dbt_schema_version": "${secret}"}, "nodes": {"x": ${secret}}}`)
+        writeFileSync(path.join(dir, "odd.json"), `{"metadata": {"dbt_schema_version": "https://${secret}@x/dbt/manifest/v12.json"}}`)
+        for (const file of [".env", "broken.json", "odd.json"]) {
+          const e = yield* Effect.flip(DbtConnector.scan(input({ path: file, target: "wh" }, dir)))
+          assert.strictEqual(e.code, "SOURCE_UNREACHABLE")
+          assert.notInclude(`${e.message} ${e.fix}`, secret)
+          const add = yield* Effect.flip(loadDbtManifest(path.join(dir, file), "wh", file))
+          assert.notInclude(`${add.message} ${add.fix}`, secret)
+        }
+        const env = yield* Effect.flip(DbtConnector.scan(input({ path: ".env", target: "wh" }, dir)))
+        assert.match(env.message, /not valid JSON \(line 1: the file does not start with "\{"\)/)
+        const fifo = path.join(dir, "manifest.json")
+        execFileSync("mkfifo", [fifo])
+        for (const [target, reason] of [[fifo, /named pipe \(FIFO\)/], ["/dev/zero", /character device/]] as const) {
+          const t0 = performance.now()
+          const e = yield* Effect.flip(DbtConnector.probe(input({ path: target, target: "wh" }, dir)))
+          const add = yield* Effect.flip(loadDbtManifest(target, "wh", "--from"))
+          assert.isBelow(performance.now() - t0, 2000)
+          assert.strictEqual(e.code, "SOURCE_UNREACHABLE")
+          assert.match(e.message, reason)
+          assert.strictEqual(add.code, "ADD_INPUT_INVALID")
+          assert.match(add.message, reason)
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

@@ -1,10 +1,11 @@
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import type { RawDataset } from "../../src/domain/Metadata.js"
-import { ManualCsvConnector, parseSchemaCsv } from "../../src/layers/connectors/ManualCsv.js"
+import { loadSchemaCsv, ManualCsvConnector, parseSchemaCsv } from "../../src/layers/connectors/ManualCsv.js"
 import type { ConnectorInput } from "../../src/services/Connectors.js"
 import { fixturesDir } from "../utils/databases.js"
 
@@ -150,6 +151,54 @@ describe("ManualCsvConnector", () => {
         const bad = yield* Effect.flip(ManualCsvConnector.scan(input("bad.csv", dir)))
         assert.strictEqual(bad.code, "SOURCE_UNREACHABLE")
         assert.include(bad.message, "\"column\"")
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }))
+
+  it("no error quotes the file: a .env, bad quoting or a duplicate row is described by line and count only", () => {
+    const secret = "Pl4nted-Secr3t-Value"
+    const cases = [
+      `DATABASE_URL=postgres://app:${secret}@db.internal:5432/app\nOTHER=1\n`,
+      `table,column,type\nusers,"${secret}"x,int\n`,
+      `table,column,type\nusers,id${secret},int\nusers,"${secret},int\n`,
+      `table,column,type\nusers,${secret},int\nusers,${secret},int\n`,
+      `table,column,type\nusers,x${secret}"y,int\n`
+    ]
+    for (const text of cases) {
+      const result = parseSchemaCsv(text, "dict.csv")
+      assert.isTrue(Either.isLeft(result), text)
+      if (Either.isLeft(result)) {
+        assert.strictEqual(result.left.code, "ADD_INPUT_INVALID")
+        assert.notInclude(`${result.left.message} ${result.left.fix}`, secret)
+        assert.match(result.left.message, /line \d/)
+      }
+    }
+    const header = parseSchemaCsv(cases[0]!, "dict.csv")
+    assert.isTrue(Either.isLeft(header) && /header row \(line 1, 1 cell\) has no "table", "column", "type" columns/.test(header.left.message))
+  })
+
+  it.live("a FIFO, a device or a folder is refused before it is opened, by the connector and by add's loader", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(path.join(tmpdir(), "ldc-csv-"))
+      try {
+        const fifo = path.join(dir, "dict.csv")
+        execFileSync("mkfifo", [fifo])
+        for (const [target, reason] of [[fifo, /named pipe \(FIFO\)/], ["/dev/zero", /character device/], [dir, /a folder/]] as const) {
+          const t0 = performance.now()
+          const scan = yield* Effect.flip(ManualCsvConnector.scan(input(target, dir)))
+          const probe = yield* Effect.flip(ManualCsvConnector.probe(input(target, dir)))
+          const add = yield* Effect.flip(loadSchemaCsv(target, "--from"))
+          assert.isBelow(performance.now() - t0, 2000)
+          for (const e of [scan, probe]) {
+            assert.strictEqual(e.code, "SOURCE_UNREACHABLE")
+            assert.match(e.message, reason)
+            assert.include(e.message, "not a regular file")
+          }
+          assert.strictEqual(add.code, "ADD_INPUT_INVALID")
+          assert.strictEqual(add.param, "from")
+          assert.match(add.message, reason)
+        }
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

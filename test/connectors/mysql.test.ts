@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
-import { describeVersion, MysqlConnector } from "../../src/layers/connectors/Mysql.js"
+import { describeVersion, MysqlConnector, sessionSql, withSession } from "../../src/layers/connectors/Mysql.js"
 import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
 import {
   captureMariaStatements,
@@ -163,6 +163,31 @@ describe("MysqlConnector", () => {
         assert.strictEqual(narrowed.datasets.length, 23)
       }))
 
+    it.effect("every connection of the connector is read-only with a statement time limit; a write is refused by the server", () =>
+      Effect.gen(function*() {
+        const db = yield* TestDatabaseTag
+        const rows = (yield* withSession(input(db.url), (sql) =>
+          Effect.all(
+            Array.from({ length: 4 }, () =>
+              sql.query<{ ro: number | string; limit: number | string; id: number | string }>(
+                "SELECT @@tx_read_only AS ro, @@max_statement_time AS `limit`, CONNECTION_ID() AS id, SLEEP(0.3) AS s"
+              )),
+            { concurrency: "unbounded" }
+          ))).flat()
+        assert.strictEqual(new Set(rows.map((r) => String(r.id))).size, 4, "the queries ran on four pooled connections")
+        for (const r of rows) {
+          assert.strictEqual(Number(r.ro), 1)
+          assert.strictEqual(Number(r.limit), 60)
+        }
+        for (const write of [`CREATE TABLE \`${db.name}\`.ldc_write_probe (x INT)`, `UPDATE \`${db.name}\`.actor SET first_name = first_name`]) {
+          const error = yield* Effect.flip(withSession(input(db.url), (sql) => sql.query(write)))
+          assert.strictEqual(error.code, "SOURCE_UNREACHABLE")
+          assert.match(error.message, /READ ONLY transaction/i)
+        }
+        const left = yield* mariadb(null, `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db.name}' AND TABLE_NAME = 'ldc_write_probe'`)
+        assert.strictEqual(left.trim(), "0")
+      }))
+
     it.effect("probe returns the version and a password-free target", () =>
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
@@ -216,6 +241,15 @@ describe("MysqlConnector", () => {
           schema: db.name, table: "employees", column: "emp_no"
         })
       }))
+  })
+
+  it("sessionSql picks the read-only and time-limit variables of each server", () => {
+    assert.strictEqual(sessionSql("10.11.19-MariaDB-0+deb12u1"), "SET SESSION tx_read_only = 1, SESSION max_statement_time = 60")
+    assert.strictEqual(sessionSql("11.4.2-MariaDB"), "SET SESSION transaction_read_only = 1, SESSION max_statement_time = 60")
+    assert.strictEqual(sessionSql("10.0.38-MariaDB"), "SET SESSION tx_read_only = 1")
+    assert.strictEqual(sessionSql("8.0.36"), "SET SESSION transaction_read_only = 1, SESSION max_execution_time = 60000")
+    assert.strictEqual(sessionSql("5.7.10-log"), "SET SESSION tx_read_only = 1, SESSION max_execution_time = 60000")
+    assert.strictEqual(sessionSql("5.6.51"), "SET SESSION tx_read_only = 1")
   })
 
   it("describeVersion tells MariaDB from MySQL and knows VIEW_TABLE_USAGE", () => {

@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
-import { PostgresConnector } from "../../src/layers/connectors/Postgres.js"
+import { PostgresConnector, sessionSql, withClient } from "../../src/layers/connectors/Postgres.js"
 import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
 import {
   capturePgStatements,
@@ -139,7 +139,12 @@ describe("PostgresConnector", () => {
         assert.strictEqual(result.datasets.length, 30)
         if (process.env.CATALOG_TEST_DEBUG) console.log(statements.join("\n---\n"))
         assert.isAbove(statements.length, 0, "the statement log captured nothing")
-        assert.isAtMost(statements.length, 10, statements.join("\n---\n"))
+        // Each pooled connection (at most 5) first makes its session read-only; the catalog reads stay constant.
+        const session = statements.filter((st) => st === sessionSql)
+        const reads = statements.filter((st) => st !== sessionSql)
+        assert.isAtLeast(session.length, 1)
+        assert.isAtMost(session.length, 5)
+        assert.isAtMost(reads.length, 10, reads.join("\n---\n"))
         const userTables = [
           ...expected("pagila/expected-pg15-after-analyze.json").tables.map((t) => t.table_name),
           "payment_p2022_01"
@@ -148,6 +153,32 @@ describe("PostgresConnector", () => {
         // The checker itself catches a read of a user table.
         assert.lengthOf(metadataViolations(["select * from public.\"actor\""], userTables), 1)
         assert.lengthOf(metadataViolations(["SELECT COUNT (*) FROM pg_class"], userTables), 1)
+      }))
+
+    it.effect("every connection of the connector is read-only with a statement timeout; a write is refused by the server", () =>
+      Effect.gen(function*() {
+        const db = yield* TestDatabaseTag
+        // Even a connection string asking for read-write sessions gets read-only ones.
+        const url = `${db.url}?options=${encodeURIComponent("-c default_transaction_read_only=off -c statement_timeout=0")}`
+        const settings = yield* withClient(input(url), (sql) =>
+          Effect.all(
+            Array.from({ length: 5 }, () =>
+              sql.unsafe<{ ro: string; timeout: string; pid: number }>(
+                "select current_setting('transaction_read_only') as ro, current_setting('statement_timeout') as timeout, pg_backend_pid() as pid from pg_sleep(0.3)"
+              )),
+            { concurrency: "unbounded" }
+          ))
+        const rows = settings.flat()
+        assert.isAbove(new Set(rows.map((r) => r.pid)).size, 1, "the queries ran on several pooled connections")
+        for (const r of rows) {
+          assert.strictEqual(r.ro, "on")
+          assert.strictEqual(r.timeout, "1min")
+        }
+        const write = yield* Effect.flip(withClient(input(db.url), (sql) => sql.unsafe("create table ldc_write_probe (x int)")))
+        assert.strictEqual(write.code, "SOURCE_UNREACHABLE")
+        assert.match(write.message, /read-only transaction/)
+        // The server refused it: nothing was created.
+        assert.strictEqual((yield* psql(db.name, "select count(*) from pg_class where relname = 'ldc_write_probe'")).trim(), "0")
       }))
 
     it.effect("probe returns the version and a password-free target", () =>

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -127,12 +128,41 @@ describe("SqliteConnector", () => {
       const missing = path.join(dir, "nope.db")
       const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [SqliteConnector.scan, SqliteConnector.probe]
       for (const run of runs) {
+        // From the connection variable: the message names the variable, never its value.
         const error = yield* Effect.flip(run(input("nope.db", dir)))
         assert.strictEqual(error.code, "SOURCE_UNREACHABLE")
-        assert.include(error.message, missing)
+        assert.include(error.message, "named by LITE_PATH")
+        assert.include(error.message, "does not exist")
+        assert.notInclude(`${error.message} ${error.fix}`, "nope.db")
         assert.include(error.fix ?? "", "LITE_PATH")
+        // From `path` in catalog.yml (no secret): the message names the file.
+        const byPath = yield* Effect.flip(run({ source: { id: "lite", kind: "sqlite", driver: "node:sqlite", path: "nope.db" }, secret: null, baseDir: dir }))
+        assert.include(byPath.message, missing)
       }
       assert.isFalse(existsSync(missing))
+    }))
+
+  it.scopedLive("a FIFO, a device or a folder is refused before it is opened (no hang)", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* makeDb
+      const fifo = path.join(dir, "pipe.db")
+      execFileSync("mkfifo", [fifo])
+      const cases: ReadonlyArray<readonly [string, RegExp]> = [
+        [fifo, /named pipe \(FIFO\), not a regular file/],
+        ["/dev/zero", /character device, not a regular file/],
+        [dir, /a folder, not a regular file/]
+      ]
+      for (const [target, reason] of cases) {
+        const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [SqliteConnector.scan, SqliteConnector.probe]
+        for (const run of runs) {
+          const t0 = performance.now()
+          const error = yield* Effect.flip(run(input(target, dir)))
+          assert.isBelow(performance.now() - t0, 2000)
+          assert.strictEqual(error.code, "SOURCE_UNREACHABLE")
+          assert.match(error.message, reason)
+          assert.include(error.fix ?? "", "catalog test lite")
+        }
+      }
     }))
 
   it.scopedLive("a file that is not a database is SOURCE_UNREACHABLE", () =>

@@ -5,6 +5,7 @@
  * out-of-scope shape.
  */
 import { unzipSync } from "fflate"
+import * as os from "node:os"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -83,12 +84,12 @@ describe("DORA register (in scope)", () => {
       const file = writeFile(p.dir, `dora/${table.toLowerCase()}.csv`, text)
       const r = await cli("dora", "import", table, path.relative(p.dir, file), "--json")
       expect(r.code, `${table}: ${r.stdout}`).toBe(0)
-      expect(r.json).toMatchObject({ table, mode: "replace", rows: 1, by: "os:agent" })
+      expect(r.json).toMatchObject({ table, mode: "replace", rows: 1, by: `os:${os.userInfo().username}` })
     }
     const log = (await cli("log", "--since", "0", "--json")).json as { changes: Array<{ kind: string; entity: string; by?: string }> }
     const imports = log.changes.filter((c) => c.kind === "dora.import")
     expect(imports.map((c) => c.entity).sort()).toEqual(Object.keys(csvFiles).sort())
-    for (const c of imports) expect(c.by).toBe("os:agent")
+    for (const c of imports) expect(c.by).toBe(`os:${os.userInfo().username}`)
   })
 
   it("values are stored in their xBRL-CSV form (eba_ codes), and the register validates", async () => {
@@ -100,12 +101,12 @@ describe("DORA register (in scope)", () => {
   it("dora set writes one cell, attributed to the signer and logged as dora.set", async () => {
     const r = await cli("dora", "set", "B_01.01", E, "c0050", "Bundesanstalt", "für", "Finanzdienstleistungsaufsicht", "--json")
     expect(r.code, r.stdout).toBe(0)
-    expect(r.json).toMatchObject({ table: "B_01.01", rowKey: E, column: "c0050", value: "Bundesanstalt für Finanzdienstleistungsaufsicht", previous: "BaFin", by: "os:agent" })
+    expect(r.json).toMatchObject({ table: "B_01.01", rowKey: E, column: "c0050", value: "Bundesanstalt für Finanzdienstleistungsaufsicht", previous: "BaFin", by: `os:${os.userInfo().username}` })
     const signed = await runCli(["dora", "set", "B_05.01", P, "c0120", "LEI", "--json"], { cwd: p.dir, env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@example.com" } })
     expect(signed.json).toMatchObject({ value: "eba_qCO:qx2000", by: "dpo@example.com" })
     const log = (await cli("log", "--since", "0", "--json")).json as { changes: Array<{ kind: string; entity: string; by?: string }> }
     expect(log.changes[0]).toMatchObject({ kind: "dora.set", entity: `B_05.01[${P}].c0120`, by: "dpo@example.com" })
-    expect(log.changes[1]).toMatchObject({ kind: "dora.set", entity: `B_01.01[${E}].c0050`, by: "os:agent" })
+    expect(log.changes[1]).toMatchObject({ kind: "dora.set", entity: `B_01.01[${E}].c0050`, by: `os:${os.userInfo().username}` })
   })
 
   it("dora export writes the xBRL-CSV report package: files, parameters, filing indicators, table headers", async () => {

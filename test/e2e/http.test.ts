@@ -201,11 +201,55 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     }
     const missing = await get("/api/v1/datasets/shop/main/nope")
     expect(missing.status).toBe(404)
-    expect(errorOf(missing)).toMatchObject({ code: "DATASET_NOT_FOUND", details: { id: "shop/main/nope" } })
+    expect(errorOf(missing)).toMatchObject({ code: "DATASET_NOT_FOUND", param: "id", details: { id: "shop/main/nope" } })
     expect((await get(`/api/v1/datasets/${"x".repeat(300)}`)).status).toBe(404)
-    const lineage = await get("/api/v1/lineage?dataset=shop/main/nope")
-    expect(lineage.status).toBe(404)
-    expect(errorOf(lineage).code).toBe("DATASET_NOT_FOUND")
+  })
+
+  it("/lineage?dataset=<unknown> is 404 DATASET_NOT_FOUND naming `dataset`, the route's own parameter (not the Reader's `id`)", async () => {
+    for (const target of ["/api/v1/lineage?dataset=nope", "/api/v1/lineage?dataset=shop/main/nope", `/api/v1/lineage?dataset=${encodeURIComponent("shop/main/nope")}`]) {
+      const r = await get(target)
+      expect(r.status, target).toBe(404)
+      expect(errorOf(r), target).toMatchObject({ code: "DATASET_NOT_FOUND", param: "dataset" })
+    }
+    // An empty id names no dataset at all: INVALID_PARAM naming the parameter (MCP refuses datasetId "" the same way).
+    const empty = await get("/api/v1/lineage?dataset=")
+    expect(empty.status).toBe(400)
+    expect(errorOf(empty)).toMatchObject({ code: "INVALID_PARAM", param: "dataset" })
+  })
+
+  it("every route takes only its own query parameters, each once: an unknown or repeated one is 400 INVALID_PARAM naming it", async () => {
+    const index = ((await get("/api/v1")).json as { endpoints: Array<Endpoint> }).endpoints
+    const concrete = (p: string) => p.replace(":id", encodeURIComponent("shop/main/customers"))
+    // What each route needs to answer 200; the unknown parameter comes on top of it.
+    const valid: Record<string, string> = { "/api/v1/search": "q=email" }
+    expect(index).toHaveLength(11)
+    for (const e of index) {
+      const base = concrete(e.path)
+      const ok = valid[e.path]
+      expect((await get(ok ? `${base}?${ok}` : base)).status, base).toBe(200)
+      for (const [extra, param] of [["nope=1", "nope"], ["Limit=5", "Limit"], ["datasetId=shop%2Fmain%2Fcustomers", "datasetId"], ["x=1&x=2", "x"], ["=1", ""]] as const) {
+        const target = `${base}?${ok ? `${ok}&` : ""}${extra}`
+        const r = await get(target)
+        expect(r.status, target).toBe(400)
+        expect(errorOf(r), target).toMatchObject({ code: "INVALID_PARAM", param })
+        expect(errorOf(r).message, target).toContain("Unknown query parameter")
+      }
+    }
+    // Unknown before anything else: a route with a missing required parameter still names the stranger.
+    expect(errorOf(await get("/api/v1/search?nope=1"))).toMatchObject({ code: "INVALID_PARAM", param: "nope" })
+    const repeated: Array<[string, string]> = [
+      ["/api/v1/search?q=a&q=b", "q"],
+      ["/api/v1/search?q=email&limit=1&limit=1", "limit"],
+      ["/api/v1/changes?since=0&since=0", "since"],
+      ["/api/v1/changes?limit=1&limit=2", "limit"],
+      ["/api/v1/lineage?dataset=a&dataset=a", "dataset"]
+    ]
+    for (const [target, param] of repeated) {
+      const r = await get(target)
+      expect(r.status, target).toBe(400)
+      expect(errorOf(r), target).toMatchObject({ code: "INVALID_PARAM", param })
+      expect(errorOf(r).message, target).toMatch(/given 2 times/)
+    }
   })
 
   it("a malformed or missing query parameter is 400 INVALID_PARAM naming it", async () => {
@@ -223,8 +267,27 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
       ["/api/v1/changes?limit=abc", "limit"],
       ["/api/v1/changes?limit=1001", "limit"],
       ["/api/v1/changes?limit=1&limit=2", "limit"],
-      ["/api/v1/lineage?dataset=a&dataset=b", "dataset"]
+      ["/api/v1/lineage?dataset=a&dataset=b", "dataset"],
+      // a sequence number beyond Number.MAX_SAFE_INTEGER, or a timestamp that names no real time
+      ["/api/v1/changes?since=99999999999999999999999", "since"],
+      ["/api/v1/changes?since=9007199254740992", "since"],
+      ["/api/v1/changes?since=1e3", "since"],
+      ["/api/v1/changes?since=0x10", "since"],
+      ["/api/v1/changes?since=%200", "since"],
+      ["/api/v1/changes?since=", "since"],
+      ["/api/v1/changes?since=2026-02-30", "since"],
+      ["/api/v1/changes?since=2026-13-01", "since"],
+      ["/api/v1/changes?since=2026-01-31T24:00:00Z", "since"],
+      ["/api/v1/changes?since=2026-01-31T12:60:00Z", "since"],
+      ["/api/v1/changes?since=2026-01-31T12:00:00%2B25:00", "since"],
+      ["/api/v1/changes?since=%202026-01-31", "since"]
     ]
+    // limit: plain decimal digits within range, nothing else (both routes)
+    for (const route of ["/api/v1/search?q=email&", "/api/v1/changes?"]) {
+      for (const bad of ["1e1", "0x10", "%205", "5%20", "5.0", "-0", "-1", "%2B5", "", "99999999999999999999", "Infinity", "NaN", "%D9%A5"]) {
+        cases.push([`${route}limit=${bad}`, "limit"])
+      }
+    }
     for (const [route, param] of cases) {
       const r = await get(route)
       expect(r.status, route).toBe(400)
@@ -237,6 +300,34 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     expect(errorOf(badId)).toMatchObject({ code: "INVALID_PARAM", param: "id" })
     expect((await get("/api/v1/search?q=email&limit=100")).status).toBe(200)
     expect((await get("/api/v1/changes?since=2020-01-01T00:00:00Z&limit=1000")).status).toBe(200)
+    // the edges of what is valid still answer
+    const last = (await get(`/api/v1/changes?since=${Number.MAX_SAFE_INTEGER}`))
+    expect(last.status).toBe(200)
+    expect(last.json).toMatchObject({ since: String(Number.MAX_SAFE_INTEGER), returned: 0 })
+    for (const since of ["2024-02-29", "2026-01-31T12:00", "2026-01-31%2012:00:00", "2026-01-31T12:00:00.123456Z", "2026-01-31T12:00:00%2B01:00", "2026-01-31T12:00:00-0130"]) {
+      expect((await get(`/api/v1/changes?since=${since}`)).status, since).toBe(200)
+    }
+    expect((await get("/api/v1/changes?since=2026-01-31T12:00:00%2B01:00")).json).toMatchObject({ since: "2026-01-31T11:00:00.000Z" })
+    expect((await get("/api/v1/changes?limit=1")).status).toBe(200)
+  })
+
+  it("the CLI shares the Reader's parsing: log --since/--limit and search --limit exit 2 with INVALID_PARAM on the same values", () => {
+    const cases: Array<[Array<string>, string]> = [
+      [["log", "--since", "99999999999999999999999"], "since"],
+      [["log", "--since", "2026-02-30"], "since"],
+      [["log", "--limit", "1e1"], "limit"],
+      [["log", "--limit", " 5"], "limit"],
+      [["log", "--limit", ""], "limit"],
+      [["search", "email", "--limit", "0x10"], "limit"],
+      [["search", "email", "--limit", "5.0"], "limit"],
+      [["search", "email", "--limit", "-0"], "limit"]
+    ]
+    for (const [args, param] of cases) {
+      const r = cli(...args, "--json")
+      expect(r.code, args.join(" ")).toBe(2)
+      expect((r.json as ErrorBody).error, args.join(" ")).toMatchObject({ code: "INVALID_PARAM", param })
+    }
+    expect(cli("log", "--since", String(Number.MAX_SAFE_INTEGER), "--limit", "1", "--json").code).toBe(0)
   })
 
   it("POST, PUT, PATCH, DELETE, HEAD and OPTIONS on every path: 404 ENDPOINT_NOT_FOUND listing the endpoints", async () => {
@@ -297,8 +388,13 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
       expect(Object.keys(item["get"]!.responses), p).toContain("200")
     }
     expect(Object.keys(doc.paths["/api/v1/datasets/{id}"]!["get"]!.responses)).toContain("404")
-    expect(Object.keys(doc.paths["/api/v1/search"]!["get"]!.responses)).toContain("400")
-    expect(Object.keys(doc.paths["/api/v1/changes"]!["get"]!.responses)).toContain("400")
+    // every route can answer 400 INVALID_PARAM (an unknown query parameter, at the least)
+    for (const [p, item] of Object.entries(doc.paths)) {
+      expect(item["get"]!.responses["400"], p).toEqual({
+        description: expect.stringContaining("unknown, repeated"),
+        content: { "application/json": { schema: { $ref: "#/components/schemas/InvalidParamError" } } }
+      })
+    }
   })
 
   it("reads the live catalog: a correction made while serving shows on the next request", async () => {

@@ -449,6 +449,8 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
 
       raw.sendLine("this is not json")
       expect((await raw.request("ping")).result).toEqual({})
+      // answered, not dropped (test/e2e/mcp-framing.test.ts covers every malformed kind)
+      expect(raw.lines.map((l) => JSON.parse(l) as RpcMessage).filter((m) => m.error?.code === -32700)).toEqual([{ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } }])
 
       const ids = Array.from({ length: 20 }, (_, i) => `c${i}`)
       const answers = await Promise.all(ids.map((id, i) => raw.request("tools/call", { name: toolNames[i % 8], arguments: sampleArgs[toolNames[i % 8]!] }, id)))
@@ -546,11 +548,12 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       const block = first.json as { mcpServers: Record<string, { command: string; args: Array<string>; env: Record<string, string> }> }
       expect(Object.keys(block.mcpServers)).toEqual(["catalog"])
       const entry = block.mcpServers["catalog"]!
-      expect(entry.command).toBe("npx")
-      expect(entry.args.slice(-2)).toEqual([`${pkg.name}@${pkg.version}`, "mcp"])
+      // From a clone: this very build (the Node binary running it, its absolute entry file), not npx.
+      const launch = [process.execPath, fs.realpathSync(binPath), "mcp"]
+      expect([entry.command, ...entry.args]).toEqual(launch)
       expect(entry.env).toEqual({ CATALOG_DATA: path.join(fs.realpathSync(q.dir), ".catalog") })
       expect(first.stderr).toMatch(/warning: there is no catalog at .* yet/)
-      expect(first.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry.env["CATALOG_DATA"]} -- npx -y ${pkg.name}@${pkg.version} mcp`)
+      expect(first.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry.env["CATALOG_DATA"]} -- ${launch.join(" ")}`)
 
       const dbFile = path.join(q.dir, "app.db")
       const db = new DatabaseSync(dbFile)
@@ -565,10 +568,10 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       for (const p of Object.values(entry2.env)) expect(path.isAbsolute(p)).toBe(true)
       expect(after.stderr).not.toContain("warning")
       // The server name comes before --env (claude mcp add's --env is variadic and would swallow it).
-      expect(after.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry2.env["CATALOG_DATA"]} --env CATALOG_CONFIG=${entry2.env["CATALOG_CONFIG"]} -- npx -y ${pkg.name}@${pkg.version} mcp`)
+      expect(after.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry2.env["CATALOG_DATA"]} --env CATALOG_CONFIG=${entry2.env["CATALOG_CONFIG"]} -- ${launch.join(" ")}`)
 
-      // Exactly the printed command, args and env (npx -y <pkg>@<version> replaced by the local bin).
-      const transport = new StdioClientTransport({ command: process.execPath, args: [binPath, ...entry2.args.slice(2)], env: { ...entry2.env, ...extra }, cwd: appCwd.dir, stderr: "pipe" })
+      // Exactly the printed command, args and env (test/e2e/mcp-registration.test.ts does the same from an empty folder).
+      const transport = new StdioClientTransport({ command: entry2.command, args: entry2.args, env: { ...entry2.env, ...extra }, cwd: appCwd.dir, stderr: "pipe" })
       const client = new Client({ name: "registration-check", version: "0" })
       await client.connect(transport)
       expect((await client.listTools()).tools).toHaveLength(8)

@@ -12,11 +12,11 @@ import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { chromium, type Browser, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Dataset, DatasetList, LineageList } from "../../src/domain/Catalog.js"
+import type { Dataset, DatasetList, LineageList, SearchResult } from "../../src/domain/Catalog.js"
 import { listedTools } from "../../src/domain/Agents.js"
 import { agentsConfig, jsonForScript, portalAsset, portalPaths } from "../../src/programs/http/portal/assets.js"
 import { edgePath, layeredLayout } from "../../src/programs/http/portal/client/layout.js"
-import { repoRoot, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
+import { binPath, repoRoot, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
 const chromiumPath = "/usr/bin/chromium"
 const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -38,6 +38,47 @@ const makeDb = (file: string) => {
   `)
   db.close()
 }
+
+/** A table whose column names and types are long and unbreakable: its tables need more than 1,400 px. */
+const wideTable = {
+  name: "warehouse_inventory_reconciliation_adjustments_history_with_a_long_name",
+  columns: Array.from({ length: 12 }, (_, i) => `warehouse_inventory_reconciliation_adjustment_quantity_after_audit_${i}`),
+  type: "DECIMAL(38,10)_UNSIGNED_ZEROFILL_VENDOR_SPECIFIC_STORAGE_CLASS"
+} as const
+
+const addWideTable = (file: string) => {
+  const db = new DatabaseSync(file)
+  db.exec(`CREATE TABLE ${wideTable.name} (id INTEGER PRIMARY KEY, ${wideTable.columns.map((c) => `${c} "${wideTable.type}"`).join(", ")});`)
+  db.close()
+}
+
+/**
+ * How each table matching `selector` in main sits in the page: its own width, the width its scroll
+ * container shows, whether that container scrolls, the cells whose content overflows their box,
+ * and whether anything pushes the page wider than the viewport.
+ */
+const tableLayout = (page: Page, selector: string) =>
+  page.evaluate((sel) => {
+    const tables = Array.from(document.querySelectorAll<HTMLTableElement>(`main ${sel}`))
+    return {
+      viewport: window.innerWidth,
+      pageWidth: document.documentElement.scrollWidth,
+      tables: tables.map((t) => {
+        const wrap = t.parentElement!
+        const box = wrap.getBoundingClientRect()
+        const cells = Array.from(t.querySelectorAll<HTMLElement>("th, td")).filter((c) => c.offsetParent !== null)
+        return {
+          width: t.getBoundingClientRect().width,
+          shown: wrap.clientWidth,
+          scrollable: wrap.scrollWidth,
+          overflowX: getComputedStyle(wrap).overflowX,
+          left: box.left,
+          right: box.right,
+          clippedCells: cells.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent?.slice(0, 60) ?? "")
+        }
+      })
+    }
+  }, selector)
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -216,6 +257,7 @@ describe("portal page in headless Chromium (catalog open)", () => {
     fs.mkdirSync(artifacts, { recursive: true })
     await timed("build catalogs with the CLI", async () => {
       makeDb(env.SHOP_DB)
+      addWideTable(env.SHOP_DB)
       const ok = (r: ReturnType<typeof runCli>) => expect(r.code, r.stdout + r.stderr).toBe(0)
       ok(runCli(["add", "sqlite", "--ref", "SHOP_DB", "--id", "shop", "--json"], { cwd: p.dir, env }))
       ok(runCli(["start", "--json"], { cwd: p.dir, env }))
@@ -275,7 +317,10 @@ describe("portal page in headless Chromium (catalog open)", () => {
         .toEqual(["shop/main/patient_report", "shop/main/patients"])
       expect(page.url()).toContain("#/datasets?q=patient")
       await page.fill("[data-testid=dataset-filter]", "email")
-      await expect.poll(() => page.locator(".hits-list .hit-title").allTextContents(), { timeout: 10_000 }).toContain("shop/main/customers.email")
+      // the column hit is listed under the title the API gives it
+      const emailHit = (await apiGet<SearchResult>(served!.url, "/search?q=email&limit=30")).hits.find((x) => x.id === "shop/main/customers/email")
+      expect(emailHit).toBeDefined()
+      await expect.poll(() => page.locator(".hits-list .hit-title").allTextContents(), { timeout: 10_000 }).toContain(emailHit!.title)
       expect(await page.locator(".datasets-table").count()).toBe(0)
       // the class filter
       await page.fill("[data-testid=dataset-filter]", "")
@@ -382,13 +427,14 @@ describe("portal page in headless Chromium (catalog open)", () => {
     expect(names).not.toContain("get_dora")
     const dataDir = path.join(fs.realpathSync(p.dir), ".catalog")
     const block = JSON.parse((await page.locator("[data-testid=registration-block] pre").textContent())!) as { mcpServers: { catalog: { command: string; args: Array<string>; env: Record<string, string> } } }
-    expect(block.mcpServers.catalog.command).toBe("npx")
-    expect(block.mcpServers.catalog.args).toContain("mcp")
+    // From a clone the block starts this very build: the running Node and the absolute entry file.
+    expect(block.mcpServers.catalog.command).toBe(process.execPath)
+    expect(block.mcpServers.catalog.args).toEqual([fs.realpathSync(binPath), "mcp"])
     expect(block.mcpServers.catalog.env["CATALOG_DATA"]).toBe(dataDir)
     expect(block.mcpServers.catalog.env["CATALOG_CONFIG"]).toBe(path.join(fs.realpathSync(p.dir), "catalog.yml"))
     const cmd = (await page.locator("[data-testid=registration-command] code").textContent())!
     expect(cmd).toMatch(new RegExp(`^claude mcp add catalog --env CATALOG_DATA=${dataDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} `))
-    expect(cmd).toContain(" -- npx ")
+    expect(cmd).toContain(` -- ${process.execPath} ${fs.realpathSync(binPath)} mcp`)
     await shot(page, "agents")
     expect(problems).toEqual([])
     await page.close()
@@ -438,6 +484,45 @@ describe("portal page in headless Chromium (catalog open)", () => {
     expect(await page.locator("main").textContent()).toContain("Example Bank AG")
     expect(problems).toEqual([])
     await page.close()
+  })
+
+  it("wide screens: the dataset and column tables use the width, no cell is clipped; at 1,280 px nothing overflows the page", async () => {
+    const wideId = `shop/main/${wideTable.name}`
+    const screens = [
+      { route: "datasets", title: "Datasets", table: ".datasets-table" },
+      { route: `dataset/${encodeURIComponent(wideId)}`, title: wideTable.name, table: ".columns-table" }
+    ] as const
+    for (const width of [1280, 1920, 2560]) {
+      const { page, problems } = await watchedPage(browser, { width, height: 1000 })
+      for (const screen of screens) {
+        await visit(page, served!.url, screen.route, screen.title)
+        const layout = await tableLayout(page, screen.table)
+        const where = `${screen.table} at ${width} px`
+        expect(layout.tables, where).toHaveLength(1)
+        const t = layout.tables[0]!
+        // nothing pushes the page sideways, and the table's container lies inside the viewport
+        expect(layout.pageWidth, where).toBeLessThanOrEqual(layout.viewport)
+        expect(t.left, where).toBeGreaterThanOrEqual(0)
+        expect(t.right, where).toBeLessThanOrEqual(layout.viewport)
+        // no cell's content spills out of its cell
+        expect(t.clippedCells, where).toEqual([])
+        // the whole table is visible, or its own container scrolls to every part of it
+        if (t.width > t.shown + 1) {
+          expect(["auto", "scroll"], where).toContain(t.overflowX)
+          expect(t.scrollable, where).toBeGreaterThanOrEqual(Math.floor(t.width))
+        }
+        if (width >= 1920) {
+          // the content needs more than 1,400 px, and the table is given the screen's width, not a 1,280 px column
+          expect(t.width, where).toBeGreaterThan(1400)
+          expect(t.shown, where).toBeGreaterThan(1400)
+          expect(t.shown, where).toBeGreaterThan(width - 400)
+        }
+        if (width >= 2560) expect(t.width, `${where}: fits without scrolling`).toBeLessThanOrEqual(t.shown + 1)
+        if (width === 1920) await shot(page, `wide-${screen.table.slice(1)}-1920`)
+      }
+      expect(problems).toEqual([])
+      await page.close()
+    }
   })
 
   it("narrow screens: the same screens work on a phone-sized viewport", async () => {

@@ -94,4 +94,66 @@ describe("team catalog file and evidence", () => {
     expect(bad.code).toBe(1)
     expect((bad.json as { error: { code: string; message: string; param: string } }).error).toMatchObject({ code: "EVIDENCE_HASH_MISMATCH", param: "ropa.md" })
   })
+
+  describe("never a silent overwrite", () => {
+    const errorOf = (r: { json: unknown }) => (r.json as { error: { code: string; message: string; fix?: string; param?: string } }).error
+    const listing = (dir: string) => fs.readdirSync(dir).sort()
+
+    it("export --out <existing file>: CONFIRM_REQUIRED (fix names --yes), the file untouched; with --yes it is replaced whole", () => {
+      const target = writeFile(p.dir, "mine.json", "my own notes, not an export\n")
+      const r = cli("export", "--out", "mine.json", "--json")
+      expect(r.code).toBe(1)
+      expect(errorOf(r)).toMatchObject({ code: "CONFIRM_REQUIRED", param: "yes" })
+      expect(errorOf(r).fix).toContain("--yes")
+      expect(fs.readFileSync(target, "utf8")).toBe("my own notes, not an export\n")
+      const before = listing(p.dir)
+      const ok = cli("export", "--out", "mine.json", "--yes", "--json")
+      expect(ok.code, ok.stdout).toBe(0)
+      expect(ok.json).toMatchObject({ replaced: true })
+      expect(fs.readFileSync(target, "utf8")).toBe(cli("export").stdout)
+      // Replaced by a rename: no temporary file is left beside it.
+      expect(listing(p.dir)).toEqual(before)
+    })
+
+    it("evidence --out <non-empty folder of other files>: refused even with --yes, nothing added to it", () => {
+      const dir = path.join(p.dir, "notes")
+      writeFile(dir, "todo.txt", "keep me\n")
+      for (const yes of [[], ["--yes"]]) {
+        const r = cli("evidence", "--out", "notes", ...yes, "--json")
+        expect(r.code).toBeGreaterThan(0)
+        expect(errorOf(r)).toMatchObject({ code: "INVALID_PARAM", param: "out" })
+        expect(errorOf(r).message).toContain("todo.txt")
+        expect(listing(dir)).toEqual(["todo.txt"])
+      }
+      // An empty folder is fine: the bundle is written into it.
+      fs.mkdirSync(path.join(p.dir, "empty"))
+      expect(cli("evidence", "--out", "empty", "--json").code).toBe(0)
+      expect(cli("evidence", "--verify", "empty").code).toBe(0)
+    })
+
+    it("evidence --out <earlier bundle>: CONFIRM_REQUIRED without --yes (bundle untouched); with --yes replaced and verifiable", () => {
+      expect(cli("evidence", "--out", "ev", "--json").code).toBe(0)
+      const manifest = path.join(p.dir, "ev", "manifest.json")
+      const first = fs.readFileSync(manifest, "utf8")
+      const r = cli("evidence", "--out", "ev", "--json")
+      expect(r.code).toBe(1)
+      expect(errorOf(r)).toMatchObject({ code: "CONFIRM_REQUIRED", param: "yes" })
+      expect(errorOf(r).fix).toContain("--yes")
+      expect(fs.readFileSync(manifest, "utf8")).toBe(first)
+      const ok = cli("evidence", "--out", "ev", "--yes", "--json")
+      expect(ok.code, ok.stdout).toBe(0)
+      expect(fs.readFileSync(manifest, "utf8")).not.toBe(first)
+      expect(listing(path.join(p.dir, "ev"))).toEqual(["changes.json", "dora.json", "manifest.json", "provenance.json", "ropa.json", "ropa.md"])
+      expect(cli("evidence", "--verify", "ev").code).toBe(0)
+      expect(fs.readdirSync(p.dir).filter((f) => f.includes(".tmp") || f.includes(".old"))).toEqual([])
+    })
+
+    it("an earlier bundle with an unrelated file added: refused even with --yes (the file would be lost or mixed in)", () => {
+      writeFile(path.join(p.dir, "ev"), "signature.pdf", "%PDF\n")
+      const r = cli("evidence", "--out", "ev", "--yes", "--json")
+      expect(errorOf(r)).toMatchObject({ code: "INVALID_PARAM", param: "out" })
+      expect(errorOf(r).message).toContain("signature.pdf")
+      expect(fs.readFileSync(path.join(p.dir, "ev", "signature.pdf"), "utf8")).toBe("%PDF\n")
+    })
+  })
 })

@@ -1,7 +1,8 @@
 /**
- * The `dbt` connector: a lineage-only source. It reads a dbt `manifest.json` (schema v10–v12, the
- * shape has been stable since v7 so other versions are read leniently) and returns lineage edges
- * between dataset ids of its *target* warehouse source, and no datasets of its own.
+ * The `dbt` connector: a lineage-only source. It reads a dbt `manifest.json` of schema v10–v12
+ * (dbt 1.6 and later; any other schema version, or a manifest with no nodes, is refused with the
+ * reason) and returns lineage edges between dataset ids of its *target* warehouse source, and no
+ * datasets of its own. Errors describe what is wrong with the file and never quote its content.
  *
  * Mapping (see docs/lineage.md):
  * - models, seeds and snapshots map to `<target>/<schema>/<alias or name>`; sources map to
@@ -18,14 +19,13 @@
  * Endpoints the catalog never scanned stay as edges with an unresolvable end (Store resolves ids
  * case-insensitively against the scanned datasets at commit time).
  */
-import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Either } from "effect"
-import type { SourceUnreachable } from "../../errors/index.js"
+import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
 import type { RawEdge, RawSource } from "../../domain/Metadata.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import { datasetId } from "../../services/Store.js"
-import { unreachable } from "./internal.js"
+import { readRegularFile, unreachable } from "./internal.js"
 
 /** One manifest node or source that is a relation in the warehouse. */
 export interface DbtRelation {
@@ -55,6 +55,10 @@ export interface DbtManifest {
 type Obj = Readonly<Record<string, unknown>>
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v)
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null)
+const shaped = (v: unknown, pattern: RegExp): string | null => {
+  const s = str(v)
+  return s !== null && pattern.test(s) ? s : null
+}
 const strings = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
 
 /** Splits a quoted relation (`"db"."schema"."t"`, `` `p`.`s`.`t` ``, `db.schema.t`) into its parts. */
@@ -95,6 +99,10 @@ export const splitRelation = (relation: string): ReadonlyArray<string> => {
 
 const relationTypes = new Set(["model", "seed", "snapshot"])
 
+/** The manifest schema versions this connector reads (dbt 1.6 wrote v10, 1.7 v11, 1.8 and later v12). */
+export const supportedManifestVersions = { min: 10, max: 12 } as const
+const supportedText = `v${supportedManifestVersions.min}–v${supportedManifestVersions.max} (dbt 1.6 and later)`
+
 /**
  * Maps a dbt manifest onto the datasets of `target`. Pure: the caller reads and JSON-parses the
  * file. `Left` carries a human reason when the value is not a dbt manifest.
@@ -104,14 +112,22 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
   const metadata = isObj(json["metadata"]) ? json["metadata"] : null
   const schemaUrl = metadata !== null ? str(metadata["dbt_schema_version"]) : null
   if (schemaUrl === null) return Either.left("it has no metadata.dbt_schema_version, so it is not a dbt manifest (dbt writes target/manifest.json).")
-  const kind = /\/dbt\/([a-z-]+)\/v(\d+)(?:\.json)?$/i.exec(schemaUrl)
-  if (kind === null) return Either.left(`metadata.dbt_schema_version "${schemaUrl}" is not a dbt artifact schema.`)
-  if (kind[1]!.toLowerCase() !== "manifest") {
-    return Either.left(`it is a dbt ${kind[1]} artifact (${schemaUrl}), not the manifest; pass target/manifest.json.`)
-  }
+  // Only what the pattern matched is named back (an artifact kind and a number), never the value itself.
+  const kind = /\/dbt\/([a-z-]{1,40})\/v(\d{1,6})(?:\.json)?$/i.exec(schemaUrl)
+  if (kind === null) return Either.left("its metadata.dbt_schema_version is not a dbt artifact schema URL (…/dbt/manifest/v12.json), so it is not a dbt manifest.")
+  const artifact = kind[1]!.toLowerCase()
   const schemaVersion = Number(kind[2])
+  if (artifact !== "manifest") {
+    return Either.left(`it is a dbt ${artifact} artifact (schema v${schemaVersion}), not the manifest; pass target/manifest.json.`)
+  }
+  if (schemaVersion < supportedManifestVersions.min || schemaVersion > supportedManifestVersions.max) {
+    return Either.left(`its dbt_schema_version is manifest v${schemaVersion}; supported are manifest ${supportedText}.`)
+  }
   if (!isObj(json["nodes"])) return Either.left("it has no \"nodes\" object, so it is not a complete dbt manifest.")
   const nodes = json["nodes"]
+  if (Object.keys(nodes).length === 0) {
+    return Either.left(`it holds no nodes (no models, seeds or snapshots), so it has no lineage; run \`dbt compile\` in the project to write a complete manifest.`)
+  }
   const sources = isObj(json["sources"]) ? json["sources"] : {}
 
   const skipped = { tests: 0, operations: 0, analyses: 0, ephemeral: 0, disabled: 0, other: 0 }
@@ -219,8 +235,9 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
   const relations = [...relationOf.values()]
   return Either.right({
     schemaVersion,
-    dbtVersion: metadata !== null ? str(metadata["dbt_version"]) : null,
-    adapter: metadata !== null ? str(metadata["adapter_type"]) : null,
+    // Both end up in the stored server version: kept only when they look like a version and an adapter name.
+    dbtVersion: metadata !== null ? shaped(metadata["dbt_version"], /^\d{1,4}\.\d{1,4}[0-9A-Za-z.+-]{0,24}$/) : null,
+    adapter: metadata !== null ? shaped(metadata["adapter_type"], /^[A-Za-z][A-Za-z0-9_-]{0,39}$/) : null,
     target,
     relations,
     datasets: [...new Set(relations.map((r) => r.datasetId))].sort(),
@@ -235,10 +252,53 @@ export const readDbtManifest = (text: string, target: string): Either.Either<Dbt
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return Either.left(`not valid JSON (${e instanceof Error ? e.message : String(e)}).`)
+    return Either.left(`not valid JSON${jsonProblemAt(text, e)}; dbt writes the manifest as one JSON object to target/manifest.json.`)
   }
   return parseDbtManifest(json, target)
 }
+
+/**
+ * Where JSON.parse stopped, as a line and column; never its message, which quotes the text (an
+ * .env passed as a manifest would put its first line, secrets included, into the error).
+ */
+const jsonProblemAt = (text: string, e: unknown): string => {
+  const body = text.replace(/^\uFEFF/, "")
+  if (body.trim() === "") return " (the file is empty)"
+  const first = body.trimStart()[0]
+  if (first !== "{" && first !== "[") {
+    const offset = body.length - body.trimStart().length
+    const line = body.slice(0, offset).split("\n").length
+    return ` (line ${line}: the file does not start with "{")`
+  }
+  const message = e instanceof Error ? e.message : ""
+  const lineCol = /\(line (\d+) column (\d+)\)/.exec(message)
+  if (lineCol !== null) return ` (line ${lineCol[1]}, column ${lineCol[2]})`
+  const position = /at position (\d+)/.exec(message)
+  if (position !== null) {
+    const before = body.slice(0, Number(position[1]))
+    const lines = before.split("\n")
+    return ` (line ${lines.length}, column ${lines[lines.length - 1]!.length + 1})`
+  }
+  return /end of JSON input/i.test(message) ? " (the file ends in the middle of a value)" : ""
+}
+
+/**
+ * Reads a manifest file (a regular file only: a FIFO or device is refused before it is opened) and
+ * maps it onto `target`. `catalog add dbt --from` and the connector share the checks; failures are
+ * `AddInputInvalid` naming `from` and never quote the file.
+ */
+export const loadDbtManifest = (file: string, target: string, fileLabel: string): Effect.Effect<DbtManifest, AddInputInvalid> =>
+  readRegularFile(file).pipe(
+    Effect.mapError((reason) => `${reason}.`),
+    Effect.flatMap((text) => readDbtManifest(text, target)),
+    Effect.mapError((reason) =>
+      new AddInputInvalid({
+        message: `${fileLabel}: ${reason}`,
+        fix: `Pass dbt's target/manifest.json (schema ${supportedText}) with --from; \`dbt compile\` writes it.`,
+        param: "from"
+      })
+    )
+  )
 
 /** The manifest path of a dbt source, resolved against the config folder. */
 export const dbtManifestPath = (input: ConnectorInput): string | null => {
@@ -265,20 +325,23 @@ const load = (input: ConnectorInput): Effect.Effect<{ readonly file: string; rea
         []
       )
     }
-    const text = yield* Effect.tryPromise({
-      try: () => readFile(file, "utf8"),
-      catch: (e) => {
-        const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
-        const reason = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "is not readable" : "cannot be read"
-        return unreachable(
+    const text = yield* readRegularFile(file).pipe(
+      Effect.mapError((reason) =>
+        unreachable(
           `The dbt manifest ${file} of source ${id} ${reason}.`,
           `Run \`dbt compile\` (or \`dbt build\`) to write target/manifest.json, or fix \`path\` of source ${id} in catalog.yml (relative paths resolve against ${input.baseDir}).`,
-          []
+          [input.secret]
         )
-      }
-    })
+      )
+    )
     const manifest = yield* readDbtManifest(text, target.trim()).pipe(
-      Either.mapLeft((reason) => unreachable(`${file}: ${reason}`, `Point \`path\` of source ${id} at dbt's target/manifest.json, then run \`catalog test ${id}\`.`, []))
+      Either.mapLeft((reason) =>
+        unreachable(
+          `${file}: ${reason}`,
+          `Point \`path\` of source ${id} at dbt's target/manifest.json (schema ${supportedText}), then run \`catalog test ${id}\`.`,
+          [input.secret]
+        )
+      )
     )
     return { file, manifest }
   })

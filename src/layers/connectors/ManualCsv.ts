@@ -8,14 +8,13 @@
  * and Hakai (`table,column,name,data_type,key,references,description`, key = PK / FK / "PK, FK").
  * Matching ignores case, spaces, `_` and `-`. `NA` and empty cells are null.
  */
-import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { parse } from "csv-parse/sync"
 import { Effect, Either } from "effect"
 import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
 import type { ForeignKeyRef, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
-import { unreachable } from "./internal.js"
+import { readRegularFile, unreachable } from "./internal.js"
 
 type Field =
   | "table"
@@ -92,6 +91,25 @@ const parseReference = (raw: string): { readonly schema: string | null; readonly
   return { schema: null, table: parts[0]!, column: null }
 }
 
+/** What csv-parse found wrong, in words and a line number; never the offending cell (its message quotes it). */
+const csvProblem = (e: unknown): string => {
+  const o = typeof e === "object" && e !== null ? (e as { readonly code?: unknown; readonly lines?: unknown }) : {}
+  const at = typeof o.lines === "number" ? ` (line ${o.lines})` : ""
+  switch (o.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return `a quoted cell is never closed${at}`
+    case "CSV_INVALID_CLOSING_QUOTE":
+    case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
+      return `a quoted cell is followed by other characters before the next comma${at}`
+    case "INVALID_OPENING_QUOTE":
+      return `a quote appears inside an unquoted cell${at}`
+    case "CSV_MAX_RECORD_SIZE":
+      return `a row is too large${at}`
+    default:
+      return `the rows cannot be split into cells${at}`
+  }
+}
+
 /**
  * Parses a data-dictionary CSV into one `file` dataset per table. Fails with `AddInputInvalid`
  * naming what is wrong (a missing header, an empty table/column cell, a duplicate column, bad CSV).
@@ -111,7 +129,7 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
       }
     })
   } catch (e) {
-    return Either.left(invalid(fileLabel, `not a readable CSV: ${e instanceof Error ? e.message : String(e)}.`))
+    return Either.left(invalid(fileLabel, `not a readable CSV: ${csvProblem(e)}.`))
   }
   const header = records[0]
   if (header === undefined) return Either.left(invalid(fileLabel, "the file is empty; it needs a header row and one row per column."))
@@ -141,16 +159,19 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
   }
   const lacking = (["table", "column", "type"] as const).filter((f) => index[f] < 0)
   if (lacking.length > 0) {
+    // The cells are not quoted back: a file that is not a dictionary (an .env, a key file) would
+    // otherwise put its first line, secrets included, into the message.
     const names = lacking.map((f) => `"${f}"`).join(", ")
     return Either.left(invalid(
       fileLabel,
-      `the header has no ${names} column${lacking.length > 1 ? "s" : ""} (found: ${header.map((h) => h.replace(/^\uFEFF/, "")).join(", ")}).`
+      `the header row (line ${lines[0] ?? 1}, ${header.length} cell${header.length === 1 ? "" : "s"}) has no ${names} column${lacking.length > 1 ? "s" : ""}.`
     ))
   }
   if (records.length < 2) return Either.left(invalid(fileLabel, "the header is there but no column rows follow."))
 
   type MutableColumn = { -readonly [K in keyof RawColumn]: RawColumn[K] }
   interface Pending {
+    readonly line: number
     readonly column: MutableColumn
     readonly fk: { readonly schema: string | null; readonly table: string; readonly column: string | null } | null
     readonly schema: string
@@ -181,10 +202,11 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
       tables.set(tkey, table)
     }
     table.comment ??= get(row, "tableDescription")
-    if (table.columns.some((c) => c.column.name === columnName)) {
+    const first = table.columns.find((c) => c.column.name === columnName)
+    if (first !== undefined) {
       return Either.left(invalid(
         fileLabel,
-        `line ${line} repeats column ${columnName} of table ${tableName}.`,
+        `line ${line} repeats the table and column of line ${first.line}.`,
         "List each column of a table once."
       ))
     }
@@ -202,6 +224,7 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     else if (refs !== null) fk = parseReference(refs)
 
     table.columns.push({
+      line,
       schema,
       fk,
       column: {
@@ -260,31 +283,47 @@ export const manualCsvPath = (input: ConnectorInput): string | null => {
   return p === undefined || p === null || p.trim() === "" ? null : path.resolve(input.baseDir, p)
 }
 
+/**
+ * Reads and parses a data-dictionary CSV that must be a regular file (a FIFO or device is refused
+ * before it is opened). `catalog add manual --from` and the connector share it; failures are
+ * `AddInputInvalid` naming `from` and never quote the file.
+ */
+export const loadSchemaCsv = (file: string, fileLabel: string): Effect.Effect<ReadonlyArray<RawDataset>, AddInputInvalid> =>
+  readRegularFile(file).pipe(
+    Effect.mapError((reason) =>
+      new AddInputInvalid({
+        message: `${fileLabel} ${reason}.`,
+        fix: "Pass the path of a data-dictionary CSV file with --from (header: table,column,type[,description][,schema]).",
+        param: "from"
+      })
+    ),
+    Effect.flatMap((text) => parseSchemaCsv(text, fileLabel))
+  )
+
 const load = (input: ConnectorInput): Effect.Effect<{ readonly file: string; readonly datasets: ReadonlyArray<RawDataset> }, SourceUnreachable> =>
   Effect.gen(function*() {
     const file = manualCsvPath(input)
     const id = input.source.id
+    // The path may come from the connection variable: keep its value out of messages.
+    const secrets = [input.secret]
     if (file === null) {
       return yield* unreachable(
         `Manual source ${id} names no CSV file.`,
         `Set \`path\` of source ${id} in catalog.yml to the data-dictionary CSV, then run \`catalog test ${id}\`.`,
-        []
+        secrets
       )
     }
-    const text = yield* Effect.tryPromise({
-      try: () => readFile(file, "utf8"),
-      catch: (e) => {
-        const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : ""
-        const reason = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "is not readable" : "cannot be read"
-        return unreachable(
+    const text = yield* readRegularFile(file).pipe(
+      Effect.mapError((reason) =>
+        unreachable(
           `The data-dictionary CSV ${file} of source ${id} ${reason}.`,
-          `Check \`path\` of source ${id} in catalog.yml (now ${input.source.path ?? file}; relative paths resolve against ${input.baseDir}), then run \`catalog test ${id}\`.`,
-          []
+          `Check \`path\` of source ${id} in catalog.yml (now ${input.source.path ?? file}; relative paths resolve against ${input.baseDir}); it must name a CSV file. Then run \`catalog test ${id}\`.`,
+          secrets
         )
-      }
-    })
+      )
+    )
     const datasets = yield* parseSchemaCsv(text, file).pipe(
-      Either.mapLeft((e) => unreachable(e.message, `Fix the CSV (${file}), then run \`catalog test ${id}\`. ${e.fix ?? ""}`.trim(), []))
+      Either.mapLeft((e) => unreachable(e.message, `Fix the CSV (${file}), then run \`catalog test ${id}\`. ${e.fix ?? ""}`.trim(), secrets))
     )
     return { file, datasets }
   })

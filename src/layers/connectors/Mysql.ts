@@ -9,19 +9,21 @@
  * Scope: the database named in the URL, or `source.schemas`, or else every non-system database.
  * The schema segment of each dataset is its database name.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { MysqlClient } from "@effect/sql-mysql2"
-import { Effect, Redacted } from "effect"
+import { Effect, type Scope } from "effect"
+import * as Mysql from "mysql2"
 import type { SourceUnreachable } from "../../errors/index.js"
 import type { DatasetKind, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import {
+  closeTimeoutMs,
+  connectTimeoutMs,
   driverFailure,
   hostPort,
   networkReason,
   parseConnectionUrl,
   type ParsedUrl,
   relationsReadBy,
+  statementTimeoutMs,
   unreachable
 } from "./internal.js"
 
@@ -121,6 +123,13 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   const ref = input.source.connectionRef ?? "the connection variable"
   const secrets = [t.parsed.password, t.url]
   const retry = `then run \`catalog test ${id}\`.`
+  if (code === "ER_STATEMENT_TIMEOUT" || code === "ER_QUERY_TIMEOUT") {
+    return unreachable(
+      `MySQL at ${where} cancelled a catalog query of source ${id} after ${statementTimeoutMs / 1000} s (statement time limit).`,
+      `Check the load on MySQL/MariaDB at ${where} (the catalog queries read information_schema only), ${retry}`,
+      secrets
+    )
+  }
   const net = networkReason(code)
   if (net !== null || /timed? ?out/i.test(message)) {
     return unreachable(
@@ -154,31 +163,122 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   }
 }
 
-const withClient = <A>(
+// ── Sessions ─────────────────────────────────────────────────────────────────────────────────────
+
+/** One scan's connections: a pool opened for the run and closed after it, whatever the outcome. */
+interface Session {
+  /** `VERSION()` of the server, read once when the session opens. */
+  readonly version: ReturnType<typeof describeVersion>
+  readonly query: <A>(sql: string, params?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<A>, unknown>
+}
+
+/**
+ * The statement that makes a connection read-only with a server-side statement time limit: MariaDB
+ * `max_statement_time` (seconds, 10.1+), MySQL `max_execution_time` (milliseconds, 5.7.8+; it bounds
+ * SELECTs, which is all a connector sends). One SET, so one round trip per connection.
+ */
+export const sessionSql = (rawVersion: string): string => {
+  const numbers = /^(\d+)\.(\d+)\.(\d+)/.exec(rawVersion)
+  const v = numbers === null ? 0 : Number(numbers[1]) * 10_000 + Number(numbers[2]) * 100 + Number(numbers[3])
+  const seconds = statementTimeoutMs / 1000
+  if (/mariadb/i.test(rawVersion)) {
+    // `tx_read_only` is spelled `transaction_read_only` from MariaDB 11.1 (the old name stays an alias).
+    const readOnly = v >= 110_100 ? "transaction_read_only" : "tx_read_only"
+    return v >= 100_100 ? `SET SESSION ${readOnly} = 1, SESSION max_statement_time = ${seconds}` : `SET SESSION ${readOnly} = 1`
+  }
+  const readOnly = v >= 50_720 ? "transaction_read_only" : "tx_read_only"
+  return v >= 50_708 ? `SET SESSION ${readOnly} = 1, SESSION max_execution_time = ${statementTimeoutMs}` : `SET SESSION ${readOnly} = 1`
+}
+
+const run = <A>(conn: Mysql.PoolConnection, sql: string, params: ReadonlyArray<string>): Effect.Effect<A, unknown> =>
+  Effect.async<A, unknown>((resume) => {
+    conn.query(sql, [...params], (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows as unknown as A)))
+    // Interrupted mid-statement: the connection cannot be reused; destroying it also takes it out of the pool.
+    return Effect.sync(() => conn.destroy())
+  })
+
+/** Ends the pool; connections that do not close in time are destroyed, so no socket outlives the scope. */
+const closePool = (pool: Mysql.Pool, opened: ReadonlySet<Mysql.PoolConnection>): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    pool.end(() => resume(Effect.void))
+  }).pipe(
+    Effect.timeoutOption(closeTimeoutMs),
+    Effect.zipRight(Effect.sync(() => {
+      for (const conn of opened) conn.destroy()
+    }))
+  )
+
+/**
+ * Opens the pool inside the caller's scope (released on success, failure, timeout and
+ * interruption alike), connects once to learn the server, and makes every connection read-only
+ * with a statement time limit before it runs anything.
+ */
+const openSession = (t: Target): Effect.Effect<Session, unknown, Scope.Scope> =>
+  Effect.gen(function*() {
+    const opened = new Set<Mysql.PoolConnection>()
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const p = Mysql.createPool({
+          host: t.parsed.host,
+          port: t.parsed.port,
+          ...(t.parsed.database === null ? {} : { database: t.parsed.database }),
+          ...(t.parsed.user === null ? {} : { user: t.parsed.user }),
+          ...(t.parsed.password === null ? {} : { password: t.parsed.password }),
+          connectionLimit: 4,
+          maxIdle: 4,
+          connectTimeout: connectTimeoutMs,
+          // Session settings must survive a release back to the pool.
+          resetOnRelease: false,
+          multipleStatements: false,
+          supportBigNumbers: true,
+          dateStrings: true
+        })
+        p.on("connection", (conn) => opened.add(conn))
+        return p
+      }),
+      (p) => closePool(p, opened)
+    )
+    const ready = new WeakSet<Mysql.PoolConnection>()
+    let rawVersion = ""
+    let session: string | null = null
+    const acquire = Effect.async<Mysql.PoolConnection, unknown>((resume) => {
+      pool.getConnection((error, conn) => resume(error ? Effect.fail(error) : Effect.succeed(conn)))
+    })
+    const withConnection = <A>(f: (conn: Mysql.PoolConnection) => Effect.Effect<A, unknown>): Effect.Effect<A, unknown> =>
+      Effect.acquireUseRelease(
+        acquire,
+        (conn) =>
+          Effect.gen(function*() {
+            if (!ready.has(conn)) {
+              if (session === null) {
+                const rows = yield* run<ReadonlyArray<{ readonly v: string }>>(conn, "SELECT VERSION() AS v", [])
+                rawVersion = rows[0]?.v ?? ""
+                session = sessionSql(rawVersion)
+              }
+              yield* run(conn, session, [])
+              ready.add(conn)
+            }
+            return yield* f(conn)
+          }),
+        (conn) => Effect.sync(() => conn.release())
+      )
+    // The first connection, made before anything else runs: a refused login fails here.
+    yield* withConnection(() => Effect.void)
+    return {
+      version: describeVersion(rawVersion),
+      query: <A>(sql: string, params: ReadonlyArray<string> = []) =>
+        withConnection((conn) => run<ReadonlyArray<A>>(conn, sql, params))
+    }
+  })
+
+export const withSession = <A>(
   input: ConnectorInput,
-  f: (sql: MysqlClient.MysqlClient, t: Target) => Effect.Effect<A, unknown>
+  f: (session: Session, t: Target) => Effect.Effect<A, unknown>
 ): Effect.Effect<A, SourceUnreachable> =>
   Effect.flatMap(resolveTarget(input), (t) =>
-    Effect.gen(function*() {
-      // Host, port, … are passed apart (not `url`) so the pool gets a connect timeout.
-      const sql = yield* MysqlClient.make({
-        host: t.parsed.host,
-        port: t.parsed.port,
-        ...(t.parsed.database === null ? {} : { database: t.parsed.database }),
-        ...(t.parsed.user === null ? {} : { username: t.parsed.user }),
-        ...(t.parsed.password === null ? {} : { password: Redacted.make(t.parsed.password) }),
-        maxConnections: 4,
-        poolConfig: { connectTimeout: 10_000, dateStrings: true }
-      })
-      return yield* f(sql, t)
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(Reactivity.layer),
+    Effect.scoped(Effect.flatMap(openSession(t), (session) => f(session, t))).pipe(
       Effect.mapError(toUnreachable(input, t))
     ))
-
-const versionOf = (sql: MysqlClient.MysqlClient) =>
-  Effect.map(sql.unsafe<{ v: string }>("SELECT VERSION() AS v"), (rows) => describeVersion(rows[0]?.v ?? ""))
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ")
 
@@ -275,41 +375,40 @@ export const viewDepsFromDefinitions = (
 }
 
 const probe = Effect.fn("Connectors.mysql.probe")(function*(input: ConnectorInput) {
-  return yield* withClient(input, (sql, t) =>
-    Effect.map(versionOf(sql), (v): ProbeResult => ({ serverVersion: v.label, target: t.target })))
+  return yield* withSession(input, (sql, t) => Effect.succeed<ProbeResult>({ serverVersion: sql.version.label, target: t.target }))
 })
 
 const scan = Effect.fn("Connectors.mysql.scan")(function*(input: ConnectorInput) {
-  return yield* withClient(input, (sql, t) =>
+  return yield* withSession(input, (sql, t) =>
     Effect.gen(function*() {
-      const version = yield* versionOf(sql)
+      const version = sql.version
       const configured = input.source.schemas !== undefined && input.source.schemas.length > 0
         ? [...input.source.schemas]
         : t.parsed.database !== null
         ? [t.parsed.database]
         : null
-      const schemas = configured ?? (yield* sql.unsafe<{ s: string }>(
+      const schemas = configured ?? (yield* sql.query<{ s: string }>(
         `SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN (${placeholders(systemDatabases.length)}) ORDER BY SCHEMA_NAME`,
         systemDatabases
       )).map((r) => r.s)
       if (schemas.length === 0) return { serverVersion: version.label, datasets: [] } satisfies RawSource
       const inList = `(${placeholders(schemas.length)})`
       const [tables, columns, keys, views] = yield* Effect.all([
-        sql.unsafe<TableRow>(
+        sql.query<TableRow>(
           `SELECT TABLE_SCHEMA AS table_schema, TABLE_NAME AS table_name, TABLE_TYPE AS table_type,
              TABLE_ROWS AS table_rows, TABLE_COMMENT AS table_comment
            FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ${inList}
            ORDER BY TABLE_SCHEMA, TABLE_NAME`,
           schemas
         ),
-        sql.unsafe<ColumnRow>(
+        sql.query<ColumnRow>(
           `SELECT TABLE_SCHEMA AS table_schema, TABLE_NAME AS table_name, COLUMN_NAME AS column_name,
              COLUMN_TYPE AS column_type, IS_NULLABLE AS is_nullable, COLUMN_COMMENT AS column_comment
            FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN ${inList}
            ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`,
           schemas
         ),
-        sql.unsafe<KeyRow>(
+        sql.query<KeyRow>(
           `SELECT TABLE_SCHEMA AS table_schema, TABLE_NAME AS table_name, COLUMN_NAME AS column_name,
              CONSTRAINT_NAME AS constraint_name, REFERENCED_TABLE_SCHEMA AS referenced_table_schema,
              REFERENCED_TABLE_NAME AS referenced_table_name, REFERENCED_COLUMN_NAME AS referenced_column_name
@@ -320,7 +419,7 @@ const scan = Effect.fn("Connectors.mysql.scan")(function*(input: ConnectorInput)
         ),
         version.hasViewTableUsage
           ? Effect.succeed([] as ReadonlyArray<ViewRow>)
-          : sql.unsafe<ViewRow>(
+          : sql.query<ViewRow>(
             `SELECT TABLE_SCHEMA AS table_schema, TABLE_NAME AS table_name, VIEW_DEFINITION AS view_definition
              FROM information_schema.VIEWS WHERE TABLE_SCHEMA IN ${inList}`,
             schemas
@@ -328,7 +427,7 @@ const scan = Effect.fn("Connectors.mysql.scan")(function*(input: ConnectorInput)
       ], { concurrency: "unbounded" })
       let viewDeps: Map<string, Array<{ readonly schema: string; readonly name: string }>>
       if (version.hasViewTableUsage) {
-        const usage = yield* sql.unsafe<ViewUsageRow>(
+        const usage = yield* sql.query<ViewUsageRow>(
           `SELECT VIEW_SCHEMA AS view_schema, VIEW_NAME AS view_name, TABLE_SCHEMA AS table_schema, TABLE_NAME AS table_name
            FROM information_schema.VIEW_TABLE_USAGE WHERE VIEW_SCHEMA IN ${inList}
            ORDER BY VIEW_SCHEMA, VIEW_NAME, TABLE_SCHEMA, TABLE_NAME`,

@@ -10,11 +10,22 @@
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Redacted } from "effect"
+import { Effect, type Scope } from "effect"
+import { Pool } from "pg"
 import type { SourceUnreachable } from "../../errors/index.js"
 import type { DatasetKind, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
-import { driverFailure, hostPort, networkReason, parseConnectionUrl, type ParsedUrl, unreachable } from "./internal.js"
+import {
+  closeTimeoutMs,
+  connectTimeoutMs,
+  driverFailure,
+  hostPort,
+  networkReason,
+  parseConnectionUrl,
+  type ParsedUrl,
+  statementTimeoutMs,
+  unreachable
+} from "./internal.js"
 
 // Namespace filter shared by every query: `$1` is the optional list of schemas to scan.
 const nsFilter = `n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
@@ -153,6 +164,13 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   const ref = input.source.connectionRef ?? "the connection variable"
   const secrets = [t.parsed.password, t.url]
   const retry = `then run \`catalog test ${id}\`.`
+  if (code === "57014") {
+    return unreachable(
+      `PostgreSQL at ${where} cancelled a catalog query of source ${id} after ${statementTimeoutMs / 1000} s (statement_timeout).`,
+      `Check the load on PostgreSQL at ${where} (the catalog queries read pg_catalog only), ${retry}`,
+      secrets
+    )
+  }
   const net = networkReason(code)
   if (net !== null || /timed out|timeout/i.test(message)) {
     return unreachable(
@@ -190,20 +208,47 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   }
 }
 
-/** Runs `f` with a PgClient opened for this run and closed after it (scoped pool). */
-const withClient = <A>(
+/**
+ * What every new connection runs before anything else: the session is read-only (a write statement
+ * is refused by the server, a second wall behind "metadata only") and each statement is cancelled by
+ * the server after `statementTimeoutMs`. A SET after connecting, not a startup `options` parameter,
+ * so an `options=` in the user's connection string cannot override it.
+ */
+export const sessionSql = `SET default_transaction_read_only = on; SET statement_timeout = ${statementTimeoutMs}`
+
+/**
+ * The pool of one run, created inside the caller's scope and ended when it closes, on success,
+ * failure, timeout and interruption alike (PgClient.make would leave its pool open when the first
+ * connection fails).
+ */
+const acquirePool = (t: Target): Effect.Effect<Pool, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new Pool({
+        connectionString: t.url,
+        // Tags the sessions; a connection string's own `application_name` parameter wins.
+        application_name: "local-data-catalog",
+        connectionTimeoutMillis: connectTimeoutMs,
+        max: 5,
+        onConnect: async (client) => {
+          await client.query(sessionSql)
+        }
+      })
+      // An idle client's error (server restart) must not crash the process; queries report their own.
+      pool.on("error", () => {})
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(closeTimeoutMs), Effect.asVoid)
+  )
+
+/** Runs `f` with a PgClient over a pool opened for this run and closed after it (scoped). */
+export const withClient = <A>(
   input: ConnectorInput,
   f: (sql: PgClient.PgClient, t: Target) => Effect.Effect<A, unknown>
 ): Effect.Effect<A, SourceUnreachable> =>
   Effect.flatMap(resolveTarget(input), (t) =>
     Effect.gen(function*() {
-      const sql = yield* PgClient.make({
-        url: Redacted.make(t.url),
-        // Tags the sessions; a connection string's own `application_name` parameter wins.
-        applicationName: "local-data-catalog",
-        connectTimeout: Duration.seconds(10),
-        maxConnections: 5
-      })
+      const sql = yield* PgClient.fromPool({ acquire: acquirePool(t), applicationName: "local-data-catalog" })
       return yield* f(sql, t)
     }).pipe(
       Effect.scoped,

@@ -8,7 +8,6 @@
  * The connection string is a path (`./app.db`, `/data/app.db`), `sqlite:<path>`, `sqlite://<path>`
  * or a `file:` URL; relative paths resolve against the config file's folder.
  */
-import { statSync } from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite"
 import { fileURLToPath } from "node:url"
@@ -16,7 +15,7 @@ import { Effect, type Scope } from "effect"
 import type { SourceUnreachable } from "../../errors/index.js"
 import type { RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
-import { relationsReadBy, unreachable } from "./internal.js"
+import { regularFile, relationsReadBy, unreachable } from "./internal.js"
 
 /** The file path a SQLite connection string points at, resolved against `baseDir`. */
 export const sqlitePath = (connection: string, baseDir: string): string => {
@@ -42,40 +41,48 @@ interface Opened {
   readonly db: DatabaseSync
 }
 
+/**
+ * How messages name the file: its path when it comes from `path` in catalog.yml; when it comes from
+ * the connection variable (the source's secret), the variable's name, never its value.
+ */
+const shownFile = (input: ConnectorInput, file: string): string =>
+  input.secret !== null ? `named by ${input.source.connectionRef ?? "the connection variable"}` : file
+
 const fixFor = (input: ConnectorInput, file: string): string => {
-  const where = input.source.connectionRef !== undefined ? `the path in ${input.source.connectionRef}` : "the source's path"
-  return `Check ${where} (now ${file}; relative paths resolve against ${input.baseDir}), then run \`catalog test ${input.source.id}\`.`
+  const where = input.secret !== null ? `the path in ${input.source.connectionRef ?? "the connection variable"}` : `\`path\` of source ${input.source.id} (now ${file})`
+  return `Check ${where}; it must name a SQLite database file (relative paths resolve against ${input.baseDir}). Then run \`catalog test ${input.source.id}\`.`
 }
 
-/** Opens the database read-only inside a scope (closed after); a missing file fails, not created. */
+/**
+ * Opens the database read-only inside a scope (closed after). The path must be a regular file,
+ * checked with stat before any open, so a FIFO or a device is refused instead of blocking; a
+ * missing file fails and is never created.
+ */
 const open = (input: ConnectorInput): Effect.Effect<Opened, SourceUnreachable, Scope.Scope> =>
   Effect.gen(function*() {
     const connection = input.secret ?? input.source.path ?? null
+    // The connection string is the source's secret: its value stays out of messages.
+    const secrets = [input.secret]
     if (connection === null || connection.trim() === "") {
       return yield* unreachable(
         `Source ${input.source.id} names no SQLite file.`,
         `Set ${input.source.connectionRef ?? "the connection variable"} to the database file's path, then run \`catalog test ${input.source.id}\`.`,
-        []
+        secrets
       )
     }
     const file = sqlitePath(connection, input.baseDir)
-    const info = yield* Effect.try({ try: () => statSync(file, { throwIfNoEntry: false }), catch: (e) => e }).pipe(
-      Effect.orElseSucceed(() => undefined)
-    )
-    if (info === undefined) {
-      return yield* unreachable(`The SQLite file ${file} of source ${input.source.id} does not exist.`, fixFor(input, file), [])
-    }
-    if (!info.isFile()) {
-      return yield* unreachable(`${file} (source ${input.source.id}) is not a file.`, fixFor(input, file), [])
+    const checked = regularFile(file)
+    if (!checked.ok) {
+      return yield* unreachable(`The SQLite file ${shownFile(input, file)} (source ${input.source.id}) ${checked.reason}.`, fixFor(input, file), secrets)
     }
     return yield* Effect.acquireRelease(
       Effect.try({
         try: (): Opened => ({ file, db: new DatabaseSync(file, { readOnly: true }) }),
         catch: (e) =>
           unreachable(
-            `Cannot open ${file} (source ${input.source.id}) read-only: ${e instanceof Error ? e.message : String(e)}.`,
+            `Cannot open the SQLite file ${shownFile(input, file)} (source ${input.source.id}) read-only: ${e instanceof Error ? e.message : String(e)}.`,
             fixFor(input, file),
-            []
+            secrets
           )
       }),
       ({ db }) => Effect.sync(() => db.close())
@@ -87,9 +94,9 @@ const query = (o: Opened, input: ConnectorInput, sql: string, ...params: Array<s
     try: () => o.db.prepare(sql).all(...params),
     catch: (e) =>
       unreachable(
-        `Cannot read the schema of ${o.file} (source ${input.source.id}): ${e instanceof Error ? e.message : String(e)}.`,
+        `Cannot read the schema of the SQLite file ${shownFile(input, o.file)} (source ${input.source.id}): ${e instanceof Error ? e.message : String(e)}.`,
         fixFor(input, o.file),
-        []
+        [input.secret]
       )
   })
 

@@ -30,7 +30,7 @@ export const makeConnectors = (connectors: ReadonlyArray<Connector>): Connectors
         ? Effect.succeed(c)
         : Effect.fail(new DriverMissing({
           message: `No driver is registered for source kind "${kind}".`,
-          fix: `Use one of the built-in kinds (${kinds.join(", ")}) or author a connector with \`catalog connectors new <name>\`.`,
+          fix: `Use one of the built-in kinds: ${kinds.join(", ")}. Connectors for other systems are not in this build yet.`,
           param: "kind"
         }))
     }

@@ -1,9 +1,25 @@
 /**
  * Helpers shared by the built-in connectors: turning driver failures into `SourceUnreachable`
- * without ever echoing a password, parsing connection URLs for a printable target, and finding the
- * relations a view's SQL reads from (for sources whose catalog does not record view dependencies).
+ * without ever echoing a password, parsing connection URLs for a printable target, reading a
+ * source's file only when it is a regular file, the session limits of database connections, and
+ * finding the relations a view's SQL reads from (for sources whose catalog does not record view
+ * dependencies).
  */
 import { SourceUnreachable } from "../../errors/index.js"
+import { redact } from "../../services/Redact.js"
+
+/**
+ * Server-side limit on every statement a connector sends (PostgreSQL `statement_timeout`, MariaDB
+ * `max_statement_time`, MySQL `max_execution_time`): a catalog query that runs longer is cancelled
+ * by the server, so a scan can never hang on one.
+ */
+export const statementTimeoutMs = 60_000
+
+/** How long a connection attempt may take before the source counts as unreachable. */
+export const connectTimeoutMs = 10_000
+
+/** How long closing a pool may take; after it the sockets are destroyed. */
+export const closeTimeoutMs = 2_000
 
 /** A connection URL taken apart; `password` is only kept so messages can be scrubbed of it. */
 export interface ParsedUrl {
@@ -53,16 +69,6 @@ export const parseConnectionUrl = (
 /** `host:port` with IPv6 hosts bracketed. */
 export const hostPort = (p: ParsedUrl): string => `${p.host.includes(":") ? `[${p.host}]` : p.host}:${p.port}`
 
-/** Removes every occurrence of the secret (and of its URL-encoded spelling) from a text. */
-export const scrub = (text: string, secrets: ReadonlyArray<string | null>): string => {
-  let out = text
-  for (const s of secrets) {
-    if (s === null || s === "") continue
-    for (const form of new Set([s, encodeURIComponent(s)])) out = out.split(form).join("***")
-  }
-  return out
-}
-
 /** What a driver error says, found through `SqlError.cause` chains and `AggregateError`s. */
 export interface DriverFailure {
   readonly code: string | null
@@ -110,9 +116,18 @@ export const networkReason = (code: string | null): string | null => {
   }
 }
 
-/** The standard unreachable error: message names the engine and target, fix names host and port. */
+/**
+ * The standard unreachable error: message names the engine and target, fix names host and port.
+ * Both pass the redaction step (`services/Redact.ts`) with the source's secrets, so a driver message
+ * that quotes the connection string, or a URL with credentials, never leaves the connector.
+ */
 export const unreachable = (message: string, fix: string, secrets: ReadonlyArray<string | null>): SourceUnreachable =>
-  new SourceUnreachable({ message: scrub(message, secrets), fix: scrub(fix, secrets) })
+  new SourceUnreachable({ message: redact(message, secrets), fix: redact(fix, secrets) })
+
+// ── Files named by a source ──────────────────────────────────────────────────────────────────────
+
+/** Source files (SQLite, CSV dictionaries, dbt manifests) are checked and read like every file a user names. */
+export { readRegularFile, regularFile } from "../../services/Files.js"
 
 // ── Relations referenced by a view's SQL ─────────────────────────────────────────────────────────
 

@@ -4,6 +4,7 @@
  * (`MAP_NOT_FOUND` otherwise: nothing is created by a write that has nothing to refer to) and
  * attributes its act to `CATALOG_SIGNER_EMAIL` or the OS user.
  */
+import { needsSubcommand } from "./usage.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
@@ -53,7 +54,8 @@ export const lineageAdd = Command.make("add", { args: Args.text({ name: "fromDat
       return yield* new LineageEndpointUnknown({
         message: from === undefined ? "The upstream dataset id is missing." : to === undefined ? "The downstream dataset id is missing." : `Unexpected arguments: ${extra.join(" ")}`,
         fix: "Usage: catalog lineage add <fromDatasetId> <toDatasetId> (data flows from the first to the second).",
-        param: from === undefined ? "fromDatasetId" : "toDatasetId"
+        param: from === undefined ? "fromDatasetId" : "toDatasetId",
+        usage: true
       })
     }
     const by = actor(yield* AppEnv)
@@ -70,7 +72,8 @@ export const lineageRemove = Command.make("remove", { args: Args.text({ name: "e
       return yield* new InvalidParam({
         message: id === undefined ? "The edge id is missing." : `Unexpected arguments: ${extra.join(" ")}`,
         fix: "Usage: catalog lineage remove <edgeId>; list removable edges with `catalog lineage list --origin user`.",
-        param: "edgeId"
+        param: "edgeId",
+        usage: true
       })
     }
     const by = actor(yield* AppEnv)
@@ -91,7 +94,8 @@ export const glossarySet = Command.make("set", {
       return yield* new GlossaryTermUnknown({
         message: term === undefined || term.trim() === "" ? "The glossary term is missing." : `The definition of "${term}" is missing.`,
         fix: "Usage: catalog glossary set <term> <definition> [--datasets id,id] (quote a term of several words).",
-        param: term === undefined || term.trim() === "" ? "term" : "definition"
+        param: term === undefined || term.trim() === "" ? "term" : "definition",
+        usage: true
       })
     }
     const ids = Option.map(datasets, (d) => d.split(",").map((s) => s.trim()).filter((s) => s !== ""))
@@ -138,7 +142,8 @@ const describeDraft = Command.make("draft", { args: Args.text({ name: "id" }).pi
       return yield* new DescribeEntityUnknown({
         message: id === undefined ? "The dataset or column id is missing." : `Unexpected arguments: ${extra.join(" ")}`,
         fix: "Usage: catalog describe draft <datasetId|columnId>; list ids with `catalog describe list`.",
-        param: "id"
+        param: "id",
+        usage: true
       })
     }
     const r = yield* Effect.catchTag((yield* Describe).draft(id, actor(yield* AppEnv)), "SqlError", Effect.die)
@@ -150,4 +155,4 @@ const describeDraft = Command.make("draft", { args: Args.text({ name: "id" }).pi
     ].join("\n"))
   })))
 
-export const describe = Command.make("describe").pipe(Command.withSubcommands([describeList, describeDraft]))
+export const describe = Command.make("describe", {}, () => needsSubcommand("describe", ["list", "draft"])).pipe(Command.withSubcommands([describeList, describeDraft]))

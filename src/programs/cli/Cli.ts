@@ -3,6 +3,7 @@
  * handler provides only the layers it needs, so `add` and `config` work before any scan and the
  * read commands fail with MAP_NOT_FOUND rather than create an empty catalog.
  */
+import { needsSubcommand } from "./usage.js"
 import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
@@ -14,12 +15,14 @@ import { ConnectorsLazy, ScanLive, WriteLive, ReadLive } from "../../layers/Main
 import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
 import { indexPath } from "../../layers/Sql.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
+import { readUserFile } from "../../services/Files.js"
 import { Connectors } from "../../services/Connectors.js"
 import { Reader } from "../../services/Reader.js"
 import { Scanner } from "../../services/Scanner.js"
-import { secretIsSet, Secrets } from "../../services/Secrets.js"
+import { secretState, Secrets } from "../../services/Secrets.js"
 import { Store, StoreReader } from "../../services/Store.js"
 import { runDoctor } from "./doctor.js"
+import { discardNewCatalogOnFailure } from "./firstScan.js"
 import { describe } from "./CatalogCommands.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { watch } from "./WatchCommand.js"
@@ -37,7 +40,7 @@ const start = Command.make("start", {}, () =>
     // Config problems are reported before the catalog file is created or opened.
     const loaded = yield* (yield* ConfigFile).load()
     if (loaded.file.sources.length === 0) return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
-    yield* scan
+    yield* discardNewCatalogOnFailure(scan)
   }))
 
 const scan = Effect.gen(function*() {
@@ -97,8 +100,9 @@ const show = Command.make("show", { id: Args.text({ name: "datasetId" }) }, ({ i
     const d = yield* reader.dataset(id).pipe(Effect.catchTag("DatasetNotFound", () => new DescribeEntityUnknown({ message: `No dataset with id "${id}".`, fix: "List dataset ids with `catalog datasets` or find one with `catalog search <words>`.", param: "datasetId" })))
     yield* emit(d, (d) => [
       `${bold(d.id)} ${dim(`(${d.kind})`)} · ${d.rowCount.display}${d.comment ? `\n${d.comment}` : ""}`,
-      table(["column", "type", "flag", "confidence", "rule", "method"], d.columns.map((c) => [
-        c.name + (c.primaryKey ? dim(" pk") : "") + (c.references ? dim(` → ${c.references}`) : ""),
+      // Column ids, as `classify set` and `describe draft` take them.
+      table(["column id", "type", "flag", "confidence", "rule", "method"], d.columns.map((c) => [
+        c.id + (c.primaryKey ? dim(" pk") : "") + (c.references ? dim(` → ${c.references}`) : ""),
         c.type,
         classLabel(c.classification.value) + (c.classification.category ? dim(` ${c.classification.category}`) : "") + (c.classification.overridden ? yellow(` (set by ${c.classification.by ?? "a human"})`) : "") + (c.classification.drift ? red(" drift") : ""),
         pct(c.classification.confidence),
@@ -128,7 +132,8 @@ const log = Command.make("log", { since: Options.text("since").pipe(Options.opti
     const reader = yield* Reader
     const r = yield* reader.changes(Option.getOrUndefined(since), Option.getOrUndefined(limit))
     yield* emit(r, (r) => r.changes.length === 0 ? `No changes${r.since ? ` since ${r.since}` : ""}.` : [
-      ...r.changes.map((c) => `${dim(`#${c.seq} ${c.at}`)} ${c.summary}${c.by ? dim(` — ${c.by}`) : ""}`),
+      // Summaries of human acts already begin with who did them; name the person once.
+      ...r.changes.map((c) => `${dim(`#${c.seq} ${c.at}`)} ${c.summary}${c.by && !c.summary.includes(c.by) ? dim(` — ${c.by}`) : ""}`),
       dim(`${r.returned} of ${r.total} entries${r.since ? ` since ${r.since}` : ""}${r.truncated ? " (use --limit or --since for more)" : ""}`)
     ].join("\n"))
   }).pipe(Effect.provide(ReadLive)))
@@ -148,7 +153,7 @@ const classifySet = Command.make("set", { args: Args.text({ name: "args" }).pipe
   Effect.gen(function*() {
     const [id, value, ...extra] = args
     if (id === undefined || value === undefined || extra.length > 0) {
-      return yield* new ClassifyInputInvalid({ message: id === undefined ? "The column id is missing." : value === undefined ? "The class is missing." : `Unexpected arguments: ${extra.join(" ")}`, param: id === undefined ? "columnId" : "class" })
+      return yield* new ClassifyInputInvalid({ message: id === undefined ? "The column id is missing." : value === undefined ? "The class is missing." : `Unexpected arguments: ${extra.join(" ")}`, param: id === undefined ? "columnId" : "class", usage: true })
     }
     if (!classValues.includes(value as ClassValue)) {
       return yield* new ClassifyInputInvalid({ message: `"${value}" is not a class; use personal, special, criminal or not.`, param: "class" })
@@ -167,7 +172,7 @@ const classifyClear = Command.make("clear", { args: Args.text({ name: "columnId"
   Effect.gen(function*() {
     const [id, ...extra] = args
     if (id === undefined || extra.length > 0) {
-      return yield* new ClassifyInputInvalid({ message: id === undefined ? "The column id is missing." : `Unexpected arguments: ${extra.join(" ")}`, param: "columnId" })
+      return yield* new ClassifyInputInvalid({ message: id === undefined ? "The column id is missing." : `Unexpected arguments: ${extra.join(" ")}`, param: "columnId", usage: true })
     }
     const env = yield* AppEnv
     const store = yield* Store
@@ -177,7 +182,7 @@ const classifyClear = Command.make("clear", { args: Args.text({ name: "columnId"
       x.cleared ? `${x.column}: correction cleared; back to the scan's ${classLabel(x.value)}.` : `${x.column} had no correction; it stays ${classLabel(x.value)}.`)
   }).pipe(Effect.provide(WriteLive)))
 
-const classify = Command.make("classify").pipe(Command.withSubcommands([classifySet, classifyClear]))
+const classify = Command.make("classify", {}, () => needsSubcommand("classify", ["set", "clear"])).pipe(Command.withSubcommands([classifySet, classifyClear]))
 
 // ── sources / add / test ─────────────────────────────────────────────────────────────────────
 const confirm = (message: string) =>
@@ -200,12 +205,12 @@ const sourcesList = Command.make("sources", {}, () =>
     const rows = cfg.file.sources.map((s) => {
       const st = states.find((x) => x.id === s.id)
       const ref = s.connectionRef
-      const secretSet = ref ? secretIsSet(env.env, ref) : null
-      return { id: s.id, kind: s.kind, driver: s.driver, connectionRef: ref ?? null, path: s.path ?? null, label: s.label ?? null, region: s.region ?? null, secretSet, status: st?.status ?? "never", staleness: st?.staleness ?? "never", datasets: st?.datasets ?? 0, lastScannedAt: st?.lastScannedAt ?? null }
+      const secret = ref ? secretState(env.env, ref) : null
+      return { id: s.id, kind: s.kind, driver: s.driver, connectionRef: ref ?? null, path: s.path ?? null, label: s.label ?? null, region: s.region ?? null, secretSet: secret === null ? null : secret === "set", secret, status: st?.status ?? "never", staleness: st?.staleness ?? "never", datasets: st?.datasets ?? 0, lastScannedAt: st?.lastScannedAt ?? null }
     })
     yield* emit({ config: cfg.path, sources: rows }, (x) => x.sources.length === 0 ? "No sources. Add one with `catalog add <kind> --ref <VAR>`." : table(
       ["id", "kind", "ref / path", "secret", "status", "staleness", "datasets"],
-      x.sources.map((s) => [s.id, s.kind, s.connectionRef ?? s.path ?? "", s.secretSet === null ? "-" : s.secretSet ? green("set") : red("missing"), s.status, s.staleness, String(s.datasets)])
+      x.sources.map((s) => [s.id, s.kind, s.connectionRef ?? s.path ?? "", s.secret === null ? "-" : s.secret === "set" ? green("set") : s.secret === "placeholder" ? red("placeholder (replace it in .env)") : red("missing"), s.status, s.staleness, String(s.datasets)])
     ))
   }))
 
@@ -244,7 +249,7 @@ const add = Command.make("add", {
   Effect.gen(function*() {
     const kind = Option.getOrUndefined(o.kind)
     if (kind === undefined) {
-      return yield* new AddInputInvalid({ message: "Which kind of source? The kind is missing.", fix: `Usage: catalog add <${builtinKinds.join("|")}> --ref <ENV_VAR_NAME> (manual: --from <schema.csv>).`, param: "kind" })
+      return yield* new AddInputInvalid({ message: "Which kind of source? The kind is missing.", fix: `Usage: catalog add <${builtinKinds.join("|")}> --ref <ENV_VAR_NAME> (manual: --from <schema.csv>).`, param: "kind", usage: true })
     }
     if (!(builtinKinds as ReadonlyArray<string>).includes(kind)) {
       const connectors = yield* Connectors
@@ -269,8 +274,12 @@ const add = Command.make("add", {
       const usage = `catalog add dbt --from target/manifest.json --target <${warehouses.join("|") || "warehouse-source-id"}> --yes`
       if (from === undefined) return yield* new AddInputInvalid({ message: "A dbt source needs --from <manifest.json> (dbt writes it to target/ on `dbt compile`).", fix: usage, param: "from" })
       if (target === undefined || target === "") return yield* new AddInputInvalid({ message: "A dbt source needs --target <warehouse-source-id>: the configured source whose datasets the models map onto.", fix: usage, param: "target" })
-      const abs = path.resolve(env.cwd, from)
-      if (!fs.existsSync(abs) || !fs.statSync(abs).isFile()) return yield* new AddInputInvalid({ message: `${from} does not exist.`, fix: `Pass the path of dbt's manifest.json with --from (run \`dbt compile\` to write it). ${usage}`, param: "from" })
+      // A folder, a pipe, an empty, missing or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
+      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
+        flag: "--from",
+        what: "dbt's manifest.json",
+        refuse: (message) => new AddInputInvalid({ message, fix: `Pass the path of dbt's manifest.json with --from (run \`dbt compile\` to write it). ${usage}`, param: "from" })
+      })
       const warehouse = existing.find((s) => s.id === target)
       if (warehouse === undefined || warehouse.kind === "dbt") {
         return yield* new AddInputInvalid({
@@ -280,7 +289,7 @@ const add = Command.make("add", {
         })
       }
       const { readDbtManifest } = yield* Effect.promise(() => import("../../layers/connectors/Dbt.js"))
-      const parsed = readDbtManifest(fs.readFileSync(abs, "utf8"), warehouse.id)
+      const parsed = readDbtManifest(text, warehouse.id)
       if (parsed._tag === "Left") return yield* new AddInputInvalid({ message: `${from}: ${parsed.left}`, fix: `Pass dbt's target/manifest.json (schema v10–v12). ${usage}`, param: "from" })
       const id = Option.getOrElse(o.id, () => "dbt")
       const prior = existing.find((s) => s.id === id)
@@ -291,10 +300,14 @@ const add = Command.make("add", {
       source = { id, kind, driver: defaultDriver.dbt, path: path.relative(cfgDir, abs) || abs, target: warehouse.id }
     } else if (kind === "manual") {
       if (from === undefined) return yield* new AddInputInvalid({ message: "A manual source needs --from <schema.csv>.", fix: "catalog add manual --from <schema.csv> --yes (header: table,column,type[,description]).", param: "from" })
-      const abs = path.resolve(env.cwd, from)
-      if (!fs.existsSync(abs)) return yield* new AddInputInvalid({ message: `${from} does not exist.`, fix: "Pass the path of a data-dictionary CSV with --from.", param: "from" })
+      // A folder, a pipe, an empty or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
+      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
+        flag: "--from",
+        what: "a data-dictionary CSV file (header table,column,type[,description])",
+        refuse: (message) => new AddInputInvalid({ message, fix: "Pass the path of a data-dictionary CSV with --from: catalog add manual --from <schema.csv> --yes.", param: "from" })
+      })
       const { parseSchemaCsv } = yield* Effect.promise(() => import("../../layers/connectors/ManualCsv.js"))
-      const parsed = yield* parseSchemaCsv(fs.readFileSync(abs, "utf8"), from)
+      const parsed = yield* parseSchemaCsv(text, from)
       preview = { tables: parsed.length, columns: parsed.reduce((n, d) => n + d.columns.length, 0) }
       const cfgDir = path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
       source = { id: Option.getOrElse(o.id, () => "manual"), kind, driver: defaultDriver.manual, path: path.relative(cfgDir, abs) || abs }
@@ -344,6 +357,12 @@ const test = Command.make("test", { id: Args.text({ name: "id" }) }, ({ id }) =>
 // ── doctor / config / skill / help ───────────────────────────────────────────────────────────
 const doctor = Command.make("doctor", {}, () => runDoctor.pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
 
+/** Whether a source's connection variable is usable: `secretSet` (kept for scripts) and the `secret` state. */
+const secretFields = (env: Readonly<Record<string, string | undefined>>, ref: string | undefined) => {
+  const secret = ref ? secretState(env, ref) : null
+  return { secretSet: secret === null ? null : secret === "set", secret }
+}
+
 const configShow = Command.make("config", {}, () =>
   Effect.gen(function*() {
     const config = yield* ConfigFile
@@ -357,7 +376,7 @@ const configShow = Command.make("config", {}, () =>
       egress: (loaded?.file.catalogOnly ?? false) ? "catalog-only: no metadata ever leaves this machine, even when paired" : "local; metadata leaves only through invite, watch, push or start once paired with a portal",
       controller: loaded?.file.controller ?? null,
       doraInScope: loaded?.file.dora?.inScope ?? false,
-      sources: (loaded?.file.sources ?? []).map((s) => ({ id: s.id, kind: s.kind, driver: s.driver, connectionRef: s.connectionRef ?? null, path: s.path ?? null, region: s.region ?? null, secretSet: s.connectionRef ? secretIsSet(env.env, s.connectionRef) : null })),
+      sources: (loaded?.file.sources ?? []).map((s) => ({ id: s.id, kind: s.kind, driver: s.driver, connectionRef: s.connectionRef ?? null, path: s.path ?? null, region: s.region ?? null, ...secretFields(env.env, s.connectionRef) })),
       environment: Object.fromEntries(["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"].map((k) => [k, env.env[k] ?? null]))
     }
     yield* emit(out, (o) => [
@@ -366,7 +385,7 @@ const configShow = Command.make("config", {}, () =>
       `catalog-only:  ${o.catalogOnly ? "on" : "off"} — ${o.egress}`,
       `controller:    ${o.controller ? `${o.controller.name ?? "?"} <${o.controller.contact ?? "?"}>` : "not set"}`,
       `DORA scope:    ${o.doraInScope ? "in scope" : "not in scope"}`,
-      `sources:       ${o.sources.length === 0 ? "none" : o.sources.map((s) => `${s.id} (${s.kind}, ${s.connectionRef ? `$${s.connectionRef} ${s.secretSet ? "set" : "missing"}` : s.path})`).join(", ")}`
+      `sources:       ${o.sources.length === 0 ? "none" : o.sources.map((s) => `${s.id} (${s.kind}, ${s.connectionRef ? `$${s.connectionRef} ${s.secret ?? "missing"}` : s.path})`).join(", ")}`
     ].join("\n"))
   }))
 
@@ -374,7 +393,7 @@ const catalogOnly = Command.make("catalog-only", { value: Args.text({ name: "on|
   Effect.gen(function*() {
     const v = value[0]
     if (value.length !== 1 || (v !== "on" && v !== "off")) {
-      return yield* new ConfigInputInvalid({ message: value.length === 0 ? "catalog-only needs on or off." : `catalog-only takes on or off; got "${value.join(" ")}".`, param: "catalog-only" })
+      return yield* new ConfigInputInvalid({ message: value.length === 0 ? "catalog-only needs on or off." : `catalog-only takes on or off; got "${value.join(" ")}".`, param: "catalog-only", usage: true })
     }
     const file = yield* (yield* ConfigFile).setKey("catalogOnly", v === "on")
     yield* emit({ catalogOnly: v === "on", config: file }, (x) => x.catalogOnly ? `catalog-only is on: no metadata will ever leave this machine, even when paired (${x.config}).` : `catalog-only is off (${x.config}).`)
@@ -393,6 +412,38 @@ const open = Command.make("open", { port: Options.text("port").pipe(Options.opti
 const skill = Command.make("skill", {}, () =>
   Effect.flatMap(CliFlags, (f) => f.json ? Console.log(JSON.stringify({ version, markdown: skillMarkdown(version) }, null, 2)) : Console.log(skillMarkdown(version))))
 
+/**
+ * A summary's first sentence, for the one-line command list: it ends at a full stop that closes the
+ * sentence, never inside parentheses ("The RoPA draft (Art. 30) …") or after an abbreviation.
+ */
+export const firstSentence = (text: string): string => {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]
+    if (ch === "(" || ch === "[") depth++
+    else if ((ch === ")" || ch === "]") && depth > 0) depth--
+    else if (ch === "." && depth === 0) {
+      const next = text.slice(i + 1)
+      const word = /(\S+)$/.exec(text.slice(0, i))?.[1] ?? ""
+      const abbreviation = /^(e\.g|i\.e|etc|vs|Art|No|cf)$/i.test(word)
+      if (!abbreviation && (next === "" || /^\s+[A-Z`"(]/.test(next))) return text.slice(0, i)
+    }
+  }
+  return text.replace(/\.$/, "")
+}
+
+/**
+ * A registry fix as this build can honour it. Codes of later releases (the portal's) name commands
+ * that have not shipped yet; until they do, the fix says so instead of sending a user to a command
+ * that does not exist. Checked against the real command list, so it flips when the command lands.
+ */
+const availableFix = (fix: string | null): string | null => {
+  if (fix === null) return null
+  const known = new Set(commandDocs.map((c) => c.name))
+  const missing = [...fix.matchAll(/`catalog ([a-z][a-z-]*)/g)].map((m) => m[1]!).find((w) => !known.has(w))
+  return missing === undefined ? fix : `Not raised by this build: \`${missing}\` ships with the portal, in a later release.`
+}
+
 export const helpDocument = () => ({
   tool: "catalog",
   package: "local-data-catalog",
@@ -402,7 +453,7 @@ export const helpDocument = () => ({
   exitCodes: { "0": "ok", "1": "error (a registry code)", "2": "usage (unknown command or flag, missing or invalid parameter)", "3": "a core RoPA field moved (watch --ci)" },
   commands: commandDocs,
   environment: environmentDocs,
-  errors: cliRegistry.map((e) => ({ code: e.code, group: e.group, message: e.message, fix: e.fix, exitCode: e.exitCode }))
+  errors: cliRegistry.map((e) => ({ code: e.code, group: e.group, message: e.message, fix: availableFix(e.fix), exitCode: e.exitCode }))
 })
 
 const help = Command.make("help", { command: Args.text({ name: "command" }).pipe(Args.repeated) }, ({ command }) =>
@@ -412,7 +463,7 @@ const help = Command.make("help", { command: Args.text({ name: "command" }).pipe
       yield* emit(doc, (d) => [
         `${bold("catalog")} ${d.version} — maps where personal data lives (metadata only) and drafts the records that follow.`,
         "",
-        table(["command", "what it does"], d.commands.map((c) => [c.name, c.summary.split(". ")[0]!.replace(/\.$/, "")])),
+        table(["command", "what it does"], d.commands.map((c) => [c.name, firstSentence(c.summary)])),
         "",
         `Global: ${d.globalOptions.map((g) => g.flag).join(" · ")}`,
         `Exit codes: 0 ok · 1 error · 2 usage · 3 a core RoPA field moved`,

@@ -23,7 +23,8 @@ export const annotateSet = Command.make("set", {
       return yield* new RopaInputInvalid({
         message: key === undefined ? "The activity key is missing." : rawField === undefined ? "The field is missing." : "The value is missing.",
         fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${keys.join(", ") || "(none yet: run catalog start)"}.`,
-        param: key === undefined ? "activityKey" : rawField === undefined ? "field" : "value"
+        param: key === undefined ? "activityKey" : rawField === undefined ? "field" : "value",
+        usage: true
       })
     }
     const activity = draft.activities.find((a) => a.key === key)

@@ -23,7 +23,7 @@ const open = (vs: ReadonlyArray<DoraViolation>, where: string, max = 20): string
 
 const tooMany = (args: ReadonlyArray<string>, expected: number, usage: string) =>
   args.length > expected
-    ? Effect.fail(new DoraInputInvalid({ message: `Unexpected argument "${args[expected]}".`, fix: `Usage: ${usage}`, param: "args" }))
+    ? Effect.fail(new DoraInputInvalid({ message: `Unexpected argument "${args[expected]}".`, fix: `Usage: ${usage}`, param: "args", usage: true }))
     : Effect.void
 
 export const doraImport = Command.make("import", {
@@ -53,7 +53,7 @@ export const doraSet = Command.make("set", {
     const [tableCode, rowKey, field, ...rest] = args
     const input = { tableCode, rowKey, field, value: rest.length === 0 ? undefined : rest.join(" "), remove }
     if (!remove && field !== undefined && input.value === undefined) {
-      return yield* new DoraInputInvalid({ message: "The value is missing.", fix: `Usage: catalog dora set <tableCode> <rowKey> <field> <value>; pass "" to clear a cell.`, param: "value" })
+      return yield* new DoraInputInvalid({ message: "The value is missing.", fix: `Usage: catalog dora set <tableCode> <rowKey> <field> <value>; pass "" to clear a cell.`, param: "value", usage: true })
     }
     const r = yield* Effect.flatMap(Dora, (d) => d.set(entity, input)).pipe(Effect.provide(Dora.Default.pipe(Layer.provide(SqlWriteLive))))
     yield* emit(r, (r) => [

@@ -2,6 +2,7 @@
  * CLI read commands that answer the same questions as the MCP tools and HTTP routes: each prints
  * exactly the Reader's value with --json (a parity test compares the three surfaces).
  */
+import { needsSubcommand } from "./usage.js"
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { ReadLive } from "../../layers/Main.js"
@@ -80,8 +81,8 @@ export const doraShow = Command.make("show", {}, () =>
   }).pipe(Effect.provide(ReadLive)))
 
 /** `catalog lineage`: list, add, remove. */
-export const lineage = Command.make("lineage").pipe(Command.withSubcommands([lineageList, lineageAdd, lineageRemove]))
-export const glossary = Command.make("glossary").pipe(Command.withSubcommands([glossaryList, glossarySet]))
-export const annotate = Command.make("annotate").pipe(Command.withSubcommands([annotateList, annotateSet]))
-export const dora = Command.make("dora").pipe(Command.withSubcommands([doraShow, doraImport, doraSet, doraExport]))
+export const lineage = Command.make("lineage", {}, () => needsSubcommand("lineage", ["list", "add", "remove"])).pipe(Command.withSubcommands([lineageList, lineageAdd, lineageRemove]))
+export const glossary = Command.make("glossary", {}, () => needsSubcommand("glossary", ["list", "set"])).pipe(Command.withSubcommands([glossaryList, glossarySet]))
+export const annotate = Command.make("annotate", {}, () => needsSubcommand("annotate", ["list", "set"])).pipe(Command.withSubcommands([annotateList, annotateSet]))
+export const dora = Command.make("dora", {}, () => needsSubcommand("dora", ["show", "import", "set", "export"])).pipe(Command.withSubcommands([doraShow, doraImport, doraSet, doraExport]))
 

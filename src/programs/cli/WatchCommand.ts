@@ -15,7 +15,8 @@ import { Reader } from "../../services/Reader.js"
 import { diffRopa } from "../../services/RopaDiff.js"
 import { Scanner } from "../../services/Scanner.js"
 import { version } from "../../version.js"
-import { bold, emit, green, yellow } from "./render.js"
+import { discardNewCatalogOnFailure } from "./firstScan.js"
+import { bold, emit, green, red, stderrLine, yellow } from "./render.js"
 
 const deliver = (url: string, body: unknown) =>
   Effect.tryPromise({
@@ -52,7 +53,7 @@ export const watch = Command.make("watch", {
       const after = yield* reader.compliance
       const changes = yield* reader.changes(undefined, 1000) // default window: this scan
       return { report, moved: before === null ? [] : diffRopa(before, after), changes }
-    }).pipe(Effect.provide(ScanLive))
+    }).pipe(Effect.provide(ScanLive), discardNewCatalogOnFailure)
     const summary = {
       event: "catalog.rescan",
       tool: `local-data-catalog/${version}`,
@@ -63,20 +64,29 @@ export const watch = Command.make("watch", {
       ropaMoved: result.moved,
       changes: result.changes.changes.map((c) => ({ seq: c.seq, kind: c.kind, entity: c.entity, summary: c.summary }))
     }
-    let delivery: { url: string; status: number } | { skipped: string } | null = null
+    const moved = ci && result.moved.length > 0
+    let delivery: { url: string; status: number } | { skipped: string } | { url: string; delivered: false; error: { code: string; message: string; fix: string | null } } | null = null
     if (url !== undefined) {
       if (loaded.file.catalogOnly) delivery = { skipped: "catalog-only is on: no metadata leaves this machine, so the webhook was not called" }
       else {
-        // The error carries the summary, so --json still prints one JSON value.
-        const status = yield* deliver(url, summary).pipe(Effect.mapError((e) => new WebhookFailed({ message: e.message, param: "webhook", details: { ...summary, webhook: { url, delivered: false } } })))
-        delivery = { url, status }
+        const outcome = yield* Effect.either(deliver(url, summary))
+        if (outcome._tag === "Right") delivery = { url, status: outcome.right }
+        else if (!moved) {
+          // The error carries the summary, so --json still prints one JSON value.
+          return yield* new WebhookFailed({ message: outcome.left.message, param: "webhook", details: { ...summary, webhook: { url, delivered: false } } })
+        } else {
+          // A moved core field outranks a failed delivery (exit 3), and the output reports both.
+          delivery = { url, delivered: false, error: { code: outcome.left.code, message: outcome.left.message, fix: outcome.left.fix } }
+        }
       }
     }
-    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: ci && result.moved.length > 0 ? 3 : 0 }, (s) => [
+    const failed = delivery !== null && "delivered" in delivery ? delivery : null
+    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: moved ? 3 : 0 }, (s) => [
       `${bold("Re-scan")} #${s.scanId}: ${s.summary.changes} change entries. ${s.coverage.line}`,
       s.ropaMoved.length === 0 ? green("No core RoPA field moved.") : yellow(`${s.ropaMoved.length} core RoPA field(s) moved:`),
       ...s.ropaMoved.map((m) => `  ${m.summary}`),
-      ...(delivery ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`] : [])
+      ...(delivery && !("delivered" in delivery) ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`] : [])
     ].join("\n"))
-    if (ci && result.moved.length > 0) yield* Effect.sync(() => { process.exitCode = 3 })
+    if (failed !== null) yield* stderrLine(`${red(failed.error.code)}: ${failed.error.message}${failed.error.fix ? `\n  fix: ${failed.error.fix}` : ""}`)
+    if (moved) yield* Effect.sync(() => { process.exitCode = 3 })
   }))

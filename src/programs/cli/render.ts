@@ -12,6 +12,9 @@ export class CliFlags extends Context.Tag("catalog/CliFlags")<CliFlags, {
 export const emit = <A>(value: A, human: (a: A) => string) =>
   Effect.flatMap(CliFlags, (f) => (f.json ? Console.log(JSON.stringify(value, null, 2)) : Console.log(human(value))))
 
+/** A line for the human on stderr (see AppEnv.stderrLine). */
+export { stderrLine } from "../../services/AppEnv.js"
+
 const useColor = () => process.stdout.isTTY === true && process.env["NO_COLOR"] === undefined
 const wrap = (code: string) => (s: string) => (useColor() ? `\u001b[${code}m${s}\u001b[0m` : s)
 export const bold = wrap("1")

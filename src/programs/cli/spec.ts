@@ -156,7 +156,7 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
     usage: "catalog mcp [--print-config | --skill]",
     summary: "The read-only agent (MCP) server over stdio, started by the AI application: eight read tools, no write tool, no network; logs on stderr; ends when stdin closes. --print-config prints the mcpServers registration block on stdout (the one-line `claude mcp add` command and any warning on stderr); --skill prints the assistant's playbook.",
     options: [
-      { flag: "--print-config", description: "print the mcpServers block with absolute CATALOG_DATA and CATALOG_CONFIG, the package version pinned; warns on stderr before the first scan" },
+      { flag: "--print-config", description: "print the mcpServers block that starts this build (absolute Node + dist/bin.js; `npx -y local-data-catalog@<version>` only when installed from a registry) with absolute CATALOG_DATA and CATALOG_CONFIG; warns on stderr before the first scan" },
       { flag: "--skill", description: "print the versioned markdown playbook for the assistant (tool order, trust vocabulary, Hard Rule #4)" },
       json
     ],
@@ -240,7 +240,7 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
       "catalog dora set B_04.01 \"CTR-001|969500EXAMPLEBANK039|Not applicable\" c0030 x839",
       "catalog dora export --out ./dora-export --json"
     ],
-    errors: ["MAP_NOT_FOUND", "CONFIG_NOT_FOUND", "CONFIG_INVALID", "DORA_INPUT_INVALID", "DORA_NOT_SUBMITTABLE"],
+    errors: ["MAP_NOT_FOUND", "CONFIG_NOT_FOUND", "CONFIG_INVALID", "DORA_INPUT_INVALID", "DORA_NOT_SUBMITTABLE", "INVALID_PARAM"],
     writes: true
   },
   {
@@ -254,11 +254,11 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
   },
   {
     name: "export",
-    usage: "catalog export [--out <file.json>] [--json]",
-    summary: "Write the team catalog file: every human-made fact (classification overrides, user lineage edges, glossary, descriptions, RoPA fills and confirmations with who confirmed, DORA cells) as deterministic JSON with format and integer version. Without --out it prints the file.",
-    options: [{ flag: "--out <file>", description: "write to this file instead of stdout" }, json],
-    examples: ["catalog export --out team-catalog.json", "catalog export > team-catalog.json"],
-    errors: ["MAP_NOT_FOUND"],
+    usage: "catalog export [--out <file.json> [--yes]] [--json]",
+    summary: "Write the team catalog file: every human-made fact (classification overrides, user lineage edges, glossary, descriptions, RoPA fills and confirmations with who confirmed, DORA cells) as deterministic JSON with format and integer version. Without --out it prints the file. An existing file is replaced only with --yes (atomically); the file is private to your account (0600).",
+    options: [{ flag: "--out <file>", description: "write to this file instead of stdout" }, { flag: "--yes", description: "replace an existing --out file" }, json],
+    examples: ["catalog export --out team-catalog.json", "catalog export --out team-catalog.json --yes", "catalog export > team-catalog.json"],
+    errors: ["MAP_NOT_FOUND", "CONFIRM_REQUIRED", "INVALID_PARAM"],
     writes: false
   },
   {
@@ -267,16 +267,16 @@ export const commandDocs: ReadonlyArray<CommandDoc> = [
     summary: "Merge a team catalog file (newer rows win on conflicts). All or nothing: a file that is not a team catalog, from a newer version, or with a confirmed answer naming no confirmer imports nothing.",
     options: [json],
     examples: ["catalog import team-catalog.json"],
-    errors: ["CATALOG_FILE_INVALID", "CATALOG_VERSION_UNSUPPORTED", "ROPA_CONFIRM_UNATTRIBUTED"],
+    errors: ["CATALOG_FILE_INVALID", "CATALOG_VERSION_UNSUPPORTED", "ROPA_CONFIRM_UNATTRIBUTED", "MAP_NOT_FOUND"],
     writes: true
   },
   {
     name: "evidence",
-    usage: "catalog evidence [--out <dir>] | catalog evidence --verify <dir> [--json]",
-    summary: "Write an evidence bundle (RoPA draft as JSON and Markdown, DORA draft, provenance, change-log extract) with a manifest of SHA-256 fingerprints; --verify recomputes them and names any artifact that changed.",
-    options: [{ flag: "--out <dir>", description: "folder to write (default evidence-<timestamp>)" }, { flag: "--verify <dir>", description: "check a bundle against its manifest" }, json],
+    usage: "catalog evidence [--out <dir> [--yes]] | catalog evidence --verify <dir> [--json]",
+    summary: "Write an evidence bundle (RoPA draft as JSON and Markdown, DORA draft, provenance, change-log extract) with a manifest of SHA-256 fingerprints; --verify recomputes them and names any artifact that changed. --out must be a new or empty folder, or an earlier bundle (replaced whole, with --yes); a folder holding other files is refused.",
+    options: [{ flag: "--out <dir>", description: "folder to write (default evidence-<timestamp>)" }, { flag: "--verify <dir>", description: "check a bundle against its manifest" }, { flag: "--yes", description: "replace an earlier bundle in --out" }, json],
     examples: ["catalog evidence --out audit-2026-q4", "catalog evidence --verify audit-2026-q4"],
-    errors: ["EVIDENCE_HASH_MISMATCH", "MAP_NOT_FOUND"],
+    errors: ["EVIDENCE_HASH_MISMATCH", "MAP_NOT_FOUND", "CONFIRM_REQUIRED", "INVALID_PARAM"],
     writes: false
   },
   {

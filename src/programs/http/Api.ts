@@ -6,8 +6,8 @@
  * Success bodies are the Reader's values (their Schemas come from `domain/`); error bodies are the
  * registry's one shape `{ error: { code, message, fix?, param? } }`.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Option, Schema, SchemaAST } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
 import { DatasetNotFound, InvalidParam, toErrorBody, type CatalogErrorShape, type ErrorInput } from "../../errors/index.js"
@@ -55,8 +55,10 @@ const registryError = <Self extends CatalogErrorShape, const Code extends string
     }
   ).annotations(HttpApiSchema.annotations({ status, description }))
 
-/** 400: a query parameter is missing or malformed; `param` names it. */
-export const InvalidParamError = registryError(InvalidParam, 400, "INVALID_PARAM: a query parameter is missing or malformed; `error.param` names it")
+const invalidParamText = "INVALID_PARAM: a query parameter is unknown, repeated, missing or malformed; `error.param` names it"
+
+/** 400: a query parameter is unknown, repeated, missing or malformed; `param` names it. */
+export const InvalidParamError = registryError(InvalidParam, 400, invalidParamText)
 /** 404: no dataset with that id. */
 export const DatasetNotFoundError = registryError(DatasetNotFound, 404, "DATASET_NOT_FOUND: no dataset with that id")
 /** 500: an unexpected failure (a bug), still in the error envelope. */
@@ -78,6 +80,16 @@ const limitParam = (bounds: { readonly default: number; readonly max: number }, 
 const datasetId = Schema.String.annotations({
   description: "dataset id `<source>/<schema>/<table>`, percent-encoded as one segment (`pg%2Fpublic%2Fusers`) or raw (`pg/public/users`)"
 })
+
+/**
+ * Every route takes exactly the query parameters its `setUrlParams` declares, each at most once: an
+ * unknown or repeated one is 400 INVALID_PARAM naming it, as an MCP tool refuses an unknown argument.
+ * Applied to every route (per group: an API-level middleware runs before routing, so it would not
+ * know the route), before the route's parameters are decoded; implemented in Handlers.ts.
+ */
+export class QueryParamsGuard extends HttpApiMiddleware.Tag<QueryParamsGuard>()("catalog/QueryParamsGuard", {
+  failure: InvalidParamError
+}) {}
 
 // ── Routes ───────────────────────────────────────────────────────────────────────────────────────
 const catalog = HttpApiGroup.make("catalog")
@@ -128,6 +140,7 @@ const catalog = HttpApiGroup.make("catalog")
       .addSuccess(Glossary.annotations({ identifier: "Glossary" }))
       .annotate(OpenApi.Summary, "business terms, definitions, related datasets")
   )
+  .middleware(QueryParamsGuard)
   .annotate(OpenApi.Description, "The map of datasets and columns, search, lineage, the change-log and the glossary.")
 
 const compliance = HttpApiGroup.make("compliance")
@@ -146,6 +159,7 @@ const compliance = HttpApiGroup.make("compliance")
       .addSuccess(DoraState.annotations({ identifier: "DoraState" }))
       .annotate(OpenApi.Summary, "the DORA register draft, or {inScope: false, register: null}")
   )
+  .middleware(QueryParamsGuard)
   .annotate(OpenApi.Description, "The compliance drafts and the trust signal; all read-only DRAFTs.")
 
 /** The OpenAPI 3.1 document (loosely typed: it describes itself). */
@@ -160,27 +174,22 @@ const meta = HttpApiGroup.make("meta")
       .addSuccess(OpenApiDocument)
       .annotate(OpenApi.Summary, "OpenAPI description of this API")
   )
+  .middleware(QueryParamsGuard)
   .annotate(OpenApi.Description, "This API's own description.")
 
 /**
  * HttpApi declares its own decode error (400, `HttpApiDecodeError`) on every route. Here it never
- * reaches the wire: the server turns it into INVALID_PARAM naming the parameter. So the document
- * says exactly that: routes with query parameters answer 400 INVALID_PARAM, the others have no 400.
+ * reaches the wire: the server turns it into INVALID_PARAM naming the parameter. Every route can
+ * answer 400 INVALID_PARAM (an unknown query parameter, at the least), so the document says exactly that.
  */
-const documentDecodeErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
-  interface Op { parameters?: Array<{ readonly in: string }>; responses: Record<string, unknown> }
+const documentParamErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
+  interface Op { responses: Record<string, unknown> }
   const out = structuredClone(spec) as { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, unknown> } }
-  const invalidParam = out.components.schemas["InvalidParamError"] !== undefined
   for (const item of Object.values(out.paths)) {
     for (const op of Object.values(item)) {
-      const hasQuery = (op.parameters ?? []).some((p) => p.in === "query")
-      if (hasQuery && invalidParam) {
-        op.responses["400"] = {
-          description: "INVALID_PARAM: a query parameter is missing or malformed; `error.param` names it",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/InvalidParamError" } } }
-        }
-      } else {
-        delete op.responses["400"]
+      op.responses["400"] = {
+        description: invalidParamText,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/InvalidParamError" } } }
       }
     }
   }
@@ -200,12 +209,60 @@ export class Api extends HttpApi.make("catalog")
   .prefix(apiPrefix)
   .annotate(OpenApi.Title, "local-data-catalog read API")
   .annotate(OpenApi.Version, version)
-  .annotate(OpenApi.Transform, documentDecodeErrors)
+  .annotate(OpenApi.Transform, documentParamErrors)
   .annotate(
     OpenApi.Description,
     "Read-only HTTP API served by `catalog open` on 127.0.0.1 (port 4319 by default). GET only: any other method, and any " +
       "unknown path, answers 404 ENDPOINT_NOT_FOUND with the list of endpoints (also at GET /api/v1). Every error body is " +
-      "`{ \"error\": { \"code\", \"message\", \"fix\"?, \"param\"? } }`. Requests whose Host header is not a loopback name " +
-      "are refused (403)."
+      "`{ \"error\": { \"code\", \"message\", \"fix\"?, \"param\"? } }`. A route takes only the query parameters listed " +
+      "for it, each once: an unknown or repeated one is 400 INVALID_PARAM naming it. Requests whose Host header is not a " +
+      "loopback name are refused (403)."
   )
 {}
+
+/**
+ * The query parameters each route declares, by route path (`/api/v1/datasets/:id`): the keys of
+ * its `setUrlParams` Struct, none for a route without one. Derived from `Api`, so it cannot drift.
+ */
+export const declaredQueryParams: ReadonlyMap<string, ReadonlyArray<string>> = (() => {
+  const out = new Map<string, ReadonlyArray<string>>()
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      out.set(endpoint.path, Option.match(endpoint.urlParamsSchema, {
+        onNone: () => [],
+        onSome: (schema) => SchemaAST.getPropertySignatures(schema.ast).map((ps) => String(ps.name))
+      }))
+    }
+  })
+  return out
+})()
+
+/**
+ * The first unknown or repeated query parameter of a request to `route`, as INVALID_PARAM naming it;
+ * null when every parameter is declared (`accepted`) and given once.
+ */
+export const queryParamProblem = (
+  route: string,
+  accepted: ReadonlyArray<string>,
+  query: Readonly<Record<string, string | ReadonlyArray<string>>>
+): InvalidParam | null => {
+  const takes = accepted.length === 0 ? "takes no query parameters" : `takes ${accepted.join(", ")}`
+  for (const [name, value] of Object.entries(query)) {
+    if (!accepted.includes(name)) {
+      return new InvalidParam({
+        message: `Unknown query parameter ${JSON.stringify(name)}: GET ${route} ${takes}.`,
+        fix: `Remove it${accepted.length === 0 ? "" : ` or use one of ${accepted.join(", ")}`}; GET ${apiPrefix}/openapi.json lists each route's parameters.`,
+        param: name
+      })
+    }
+    if (typeof value !== "string") {
+      return new InvalidParam({
+        message: `The query parameter ${name} is given ${value.length} times; GET ${route} takes it once.`,
+        fix: `Give ${name} once; GET ${apiPrefix}/openapi.json lists each route's parameters.`,
+        param: name
+      })
+    }
+  }
+  return null
+}

@@ -4,12 +4,12 @@
  * and the MCP tools do), so the three surfaces answer with the same JSON; the Schema given to
  * `json` only ties the value's type to the one the contract declares.
  */
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, type Schema } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
 import { Reader } from "../../services/Reader.js"
-import { Api } from "./Api.js"
+import { Api, declaredQueryParams, QueryParamsGuard, queryParamProblem } from "./Api.js"
 
 /** Serialises a Reader value whose type is the declared success Schema's type, unchanged. */
 const json = <A, I>(_schema: Schema.Schema<A, I>) => <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
@@ -20,9 +20,9 @@ const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
     const reader = yield* Reader
     return handlers
       .handle("datasets", () => reader.datasets.pipe(json(DatasetList)))
-      .handle("dataset", ({ path }) => reader.dataset(path.id).pipe(json(Dataset)))
+      .handle("dataset", ({ path }) => reader.dataset(path.id, "id").pipe(json(Dataset)))
       .handle("search", ({ urlParams }) => reader.search(urlParams.q, urlParams.limit).pipe(json(SearchResult)))
-      .handle("lineage", ({ urlParams }) => reader.lineage(urlParams.dataset).pipe(json(LineageList)))
+      .handle("lineage", ({ urlParams }) => reader.lineage(urlParams.dataset, "dataset").pipe(json(LineageList)))
       .handle("changes", ({ urlParams }) => reader.changes(urlParams.since, urlParams.limit).pipe(json(ChangeList)))
       .handle("glossary", () => reader.glossary.pipe(json(Glossary)))
   }))
@@ -42,5 +42,19 @@ const MetaHandlers = HttpApiBuilder.group(Api, "meta", (handlers) => {
   return handlers.handle("openapi", () => Effect.succeed(document))
 })
 
+/** The matched route's query parameters against the ones it declares: unknown or repeated is INVALID_PARAM. */
+const QueryParamsGuardLive = Layer.succeed(
+  QueryParamsGuard,
+  Effect.gen(function*() {
+    const { route } = yield* HttpRouter.RouteContext
+    const query = yield* HttpServerRequest.ParsedSearchParams
+    const problem = queryParamProblem(route.path, declaredQueryParams.get(route.path) ?? [], query)
+    if (problem !== null) return yield* problem
+  })
+)
+
 /** Every route of `Api`, over one Reader. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide([CatalogHandlers, ComplianceHandlers, MetaHandlers]))
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([CatalogHandlers, ComplianceHandlers, MetaHandlers]),
+  Layer.provide(QueryParamsGuardLive)
+)

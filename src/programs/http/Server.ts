@@ -3,7 +3,7 @@
  * one loopback listener. In front of the HttpApi router sits one small function that
  *   1. refuses a request whose Host header is not a loopback name (DNS-rebinding guard, 403);
  *   2. answers any method but GET, and any unknown path, with 404 ENDPOINT_NOT_FOUND listing the endpoints;
- *   3. answers `GET /api/v1` with that list;
+ *   3. answers `GET /api/v1` with that list (it takes no query parameter, as every route takes only its own);
  *   4. lets a dataset id through raw (`/datasets/pg/public/users`) by re-encoding it as one segment;
  *   5. serves the portal page and its assets outside /api/v1;
  *   6. turns a defect into 500 INTERNAL_ERROR, in the error envelope.
@@ -13,7 +13,7 @@ import { HttpApi, HttpApiBuilder, HttpApiError, HttpMiddleware, HttpRouter, Http
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { EndpointNotFound, InvalidParam, toErrorBody } from "../../errors/index.js"
 import { version } from "../../version.js"
-import { Api, apiPrefix } from "./Api.js"
+import { Api, apiPrefix, queryParamProblem } from "./Api.js"
 import { ApiLive } from "./Handlers.js"
 import { portalAsset } from "./portal/assets.js"
 
@@ -79,6 +79,7 @@ const internalError = (cause: Cause.Cause<unknown>) =>
   )
 
 const indexResponse = HttpServerResponse.unsafeJson(indexBody)
+
 const datasetsPrefix = `${apiPrefix}/datasets/`
 
 /**
@@ -117,7 +118,11 @@ export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<neve
     const q = url.indexOf("?")
     const pathname = q === -1 ? url : url.slice(0, q)
     if (request.method !== "GET") return Effect.succeed(endpointNotFound(request.method, pathname))
-    if (pathname === apiPrefix || pathname === `${apiPrefix}/`) return Effect.succeed(indexResponse)
+    if (pathname === apiPrefix || pathname === `${apiPrefix}/`) {
+      // Parsed as the router parses a routed request's query (a repeated name maps to all its values).
+      const problem = q === -1 ? null : queryParamProblem(apiPrefix, [], HttpServerRequest.searchParamsFromURL(new URL(url, "http://localhost")))
+      return Effect.succeed(problem === null ? indexResponse : errorResponse(400, toErrorBody(problem)))
+    }
     if (pathname.startsWith(`${apiPrefix}/`)) {
       if (!wellEncoded(pathname)) return Effect.succeed(badlyEncoded(pathname))
       const routed = routedUrl(url, pathname)
@@ -144,7 +149,7 @@ export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<neve
     Effect.map(HttpServerResponse.setHeaders(securityHeaders))
   )
 
-/** HttpApi's own decode errors (a repeated or missing query parameter) in the registry's shape, naming the parameter. */
+/** HttpApi's own decode errors (a missing or malformed query parameter) in the registry's shape, naming the parameter. */
 const DecodeErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(app, (cause) => {
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
@@ -157,7 +162,7 @@ const DecodeErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
         ? decode.message
         : issue?._tag === "Missing"
         ? `The query parameter ${param} is required.`
-        : `The query parameter ${param} is malformed (give it once, as text): ${issue?.message ?? ""}`.trim(),
+        : `The query parameter ${param} is malformed: ${issue?.message ?? ""}`.trim(),
       fix: `See GET ${apiPrefix}/openapi.json for each route's parameters, e.g. ${apiPrefix}/search?q=customer+email&limit=10.`,
       ...(param !== undefined ? { param } : {})
     }))

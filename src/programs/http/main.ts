@@ -13,7 +13,7 @@ import { Console, Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { InvalidParam, PortInUse } from "../../errors/index.js"
 import { ReadLive } from "../../layers/Main.js"
-import { AppEnv } from "../../services/AppEnv.js"
+import { AppEnv, stderrLine } from "../../services/AppEnv.js"
 import { apiPrefix } from "./Api.js"
 import { ServerLive } from "./Server.js"
 
@@ -70,7 +70,7 @@ export const open = (options: OpenOptions) =>
       const address = Context.get(context, HttpServer.HttpServer).address
       const bound = address._tag === "TcpAddress" ? address.port : port
       const url = `http://${listenHost}:${bound}/`
-      yield* Console.error(
+      yield* stderrLine(
         `catalog open: the local portal and the read API are at ${url}\n` +
           `  read API: ${url.slice(0, -1)}${apiPrefix} (OpenAPI: ${apiPrefix}/openapi.json)\n` +
           `  loopback only; press Ctrl+C to stop.`

@@ -7,19 +7,24 @@
  * `Console.log` write to stdout, so both are redirected), the program never fails through the
  * CLI's error printer (which writes to stdout under --json), and the process ends when stdin ends
  * (exit 0) or on SIGTERM / SIGINT (interrupted). It opens no socket: it reads `.catalog/index.db`
- * through the read-only Reader and nothing else.
+ * through the read-only Reader and nothing else. stdin is read by our own `StdioTransport`, which
+ * answers malformed lines as JSON-RPC 2.0 requires (the SDK's transport drops them silently).
+ *
+ * `--print-config` names the command that starts this very build (`launchCommand`): npx only where
+ * npm recorded a registry origin, otherwise this Node binary and this build's absolute entry file.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Console, Deferred, Effect, FiberRef, HashSet, Logger, LogLevel } from "effect"
 import * as fs from "node:fs"
-import { registrationBlock, registrationCommand } from "../../domain/Agents.js"
+import { fileURLToPath } from "node:url"
+import { launchCommand, registrationBlock, registrationCommand } from "../../domain/Agents.js"
 import { InvalidParam } from "../../errors/index.js"
 import { indexPath } from "../../layers/Sql.js"
-import { AppEnv, dataDir } from "../../services/AppEnv.js"
+import { AppEnv, dataDir, stderrLine } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { version } from "../../version.js"
 import { makeMcpServer } from "./McpServer.js"
 import { mcpSkillMarkdown, mcpSkillVersion } from "./skill.js"
+import { StdioTransport } from "./StdioTransport.js"
 
 export interface McpOptions {
   readonly printConfig: boolean
@@ -39,16 +44,37 @@ const registrationPaths = Effect.gen(function*() {
   return { dataDir: dir, configPath: config.find(), scanned: fs.existsSync(indexPath(dir)) }
 })
 
+const readText = (file: string): string | null => {
+  try {
+    return fs.readFileSync(file, "utf8")
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What starts this very build (see `launchCommand`): the bundle's chunks sit next to its entry in
+ * dist/, and the Node binary running now is one src/bin.ts has already accepted (≥ 22.18).
+ */
+const thisBuild = Effect.sync(() => ({ nodePath: process.execPath, entry: fileURLToPath(new URL("./bin.js", import.meta.url)), readText }))
+
 /** stdout: exactly the `mcpServers` block (so it can be redirected into a client's config file); stderr: the rest. */
 const printConfig = Effect.gen(function*() {
   const paths = yield* registrationPaths
+  const install = yield* thisBuild
+  const launch = launchCommand(install, version)
   if (!paths.scanned) {
-    yield* Console.error(
+    yield* stderrLine(
       `warning: there is no catalog at ${paths.dataDir} yet: this configuration would point the AI application at an empty catalog (every tool answers MAP_NOT_FOUND) until you run \`catalog start\`.`
     )
   }
-  yield* Console.log(JSON.stringify(registrationBlock(paths, version), null, 2))
-  yield* Console.error(`\nTo register with Claude Code in one command (the server name comes before --env):\n  ${registrationCommand(paths, version)}`)
+  yield* Console.log(JSON.stringify(registrationBlock(paths, launch), null, 2))
+  yield* stderrLine(`\nTo register with Claude Code in one command (the server name comes before --env):\n  ${registrationCommand(paths, launch)}`)
+  if (launch.command === "npx") {
+    yield* stderrLine(
+      `\nnpx runs the \`node\` first on the AI application's PATH, which must be 22.18 or newer. If it is older, use this installation directly: "command": ${JSON.stringify(install.nodePath)}, "args": ${JSON.stringify([install.entry, "mcp"])}.`
+    )
+  }
 })
 
 const printSkill = (json: boolean) => Effect.gen(function*() {
@@ -98,7 +124,7 @@ const serve = Effect.gen(function*() {
         process.stdout.off("error", onStdoutError)
       })
   )
-  const transport = new StdioServerTransport()
+  const transport = new StdioTransport()
   yield* Effect.acquireRelease(
     Effect.promise(() => server.connect(transport)),
     () => Effect.promise(() => server.close()).pipe(Effect.timeout("1 second"), Effect.ignore)

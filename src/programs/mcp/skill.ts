@@ -70,7 +70,7 @@ not reachable at the last scan, so it may hold more"). \`coverage.line\` says it
    - \`search_datasets {"q": "customer email"}\` → hits such as \`{"kind": "column", "id": "shop/main/customers/email",
      "datasetId": "shop/main/customers", "why": "column name matches \\"email\\"…", "classification": "personal"}\`.
    - \`get_dataset {"id": "shop/main/customers"}\` → every column with its flag, rule and confidence, and the lineage.
-   - \`get_provenance {}\` → \`coverage.line\`, e.g. "All 1 source reached." Answer: "In \`shop/main/customers.email\`
+   - \`get_provenance {}\` → \`coverage.line\`, e.g. "All 2 sources reached." Answer: "In \`shop/main/customers/email\`
      (flagged personal, rule …, confidence 0.9); the catalog was scanned 2 hours ago and every source was reached."
 2. "Which of our processing activities still need a lawful basis?"
    - \`get_compliance_state {}\` → for each activity, \`legal.lawfulBasis.status\`. List the \`suggested\` ones and say that a

@@ -148,7 +148,7 @@ export const tools: ReadonlyArray<Tool> = [
     }),
     expects: { datasetId: datasetIdText },
     output: LineageList,
-    run: (a, reader) => reader.lineage(a.datasetId)
+    run: (a, reader) => reader.lineage(a.datasetId, "datasetId")
   }),
   define("get_compliance_state", { input: null, expects: {}, output: RopaDraft, run: (_, reader) => reader.compliance }),
   define("get_provenance", { input: null, expects: {}, output: Provenance, run: (_, reader) => reader.provenance }),

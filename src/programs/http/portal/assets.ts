@@ -6,8 +6,9 @@
  * and embedded in the HTML as JSON.
  */
 import * as fs from "node:fs"
+import { fileURLToPath } from "node:url"
 import assets from "virtual:portal-assets"
-import { listedTools, registrationBlock, registrationCommand, type McpToolInfo } from "../../../domain/Agents.js"
+import { type LaunchCommand, launchCommand, listedTools, registrationBlock, registrationCommand, type McpToolInfo } from "../../../domain/Agents.js"
 import { dataDir, type AppEnvShape } from "../../../services/AppEnv.js"
 import { configCandidates } from "../../../services/ConfigFile.js"
 import { version } from "../../../version.js"
@@ -22,14 +23,35 @@ export interface AgentsConfig {
   readonly version: string
   readonly dataDir: string
   readonly configPath: string | null
+  /** The `mcpServers` block, the same `catalog mcp --print-config` prints. */
   readonly block: ReturnType<typeof registrationBlock>
+  /** The one-line `claude mcp add` registration. */
   readonly command: string
+  /** What the block starts: this very build (Node binary + entry file), or npx when installed from a registry. */
+  readonly launch: LaunchCommand
   readonly tools: { readonly doraOutOfScope: ReadonlyArray<McpToolInfo>; readonly doraInScope: ReadonlyArray<McpToolInfo> }
 }
 
+const readText = (file: string): string | null => {
+  try {
+    return fs.readFileSync(file, "utf8")
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The command that starts this very build, decided as `catalog mcp --print-config` decides it
+ * (`launchCommand`): the bundle's chunks sit next to its entry in dist/, and the Node binary running
+ * now is one src/bin.ts has already accepted.
+ */
+const thisBuildLaunch = (): LaunchCommand =>
+  launchCommand({ nodePath: process.execPath, entry: fileURLToPath(new URL("./bin.js", import.meta.url)), readText }, version)
+
 /** The registration facts for the process's working folder and environment (as `catalog mcp --print-config`). */
 export const agentsConfig = (
-  proc: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> } = { cwd: process.cwd(), env: process.env }
+  proc: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> } = { cwd: process.cwd(), env: process.env },
+  launch: LaunchCommand = thisBuildLaunch()
 ): AgentsConfig => {
   const e: AppEnvShape = { cwd: proc.cwd, env: proc.env, interactive: false, stderrIsTTY: false }
   const paths = { dataDir: dataDir(e), configPath: configCandidates(e).find((p) => fs.existsSync(p)) ?? null }
@@ -37,8 +59,9 @@ export const agentsConfig = (
     version,
     dataDir: paths.dataDir,
     configPath: paths.configPath,
-    block: registrationBlock(paths, version),
-    command: registrationCommand(paths, version),
+    block: registrationBlock(paths, launch),
+    command: registrationCommand(paths, launch),
+    launch,
     tools: { doraOutOfScope: listedTools(false), doraInScope: listedTools(true) }
   }
 }

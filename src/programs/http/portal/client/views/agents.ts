@@ -51,7 +51,11 @@ export const agentsView = async (): Promise<HTMLElement> => {
       "Both paths are absolute because the assistant starts the server from its own working folder: ",
       h("code", null, "CATALOG_DATA"), " is this catalog (", h("code", { class: "path" }, cfg.dataDir), ")",
       cfg.configPath ? [", ", h("code", null, "CATALOG_CONFIG"), " its configuration (", h("code", { class: "path" }, cfg.configPath), ")"] : " (no catalog.yml was found next to it)",
-      ". The same block is printed by ", h("code", null, "catalog mcp --print-config"), "; the assistant's playbook by ", h("code", null, "catalog mcp --skill"), ".")))
+      ". The same block is printed by ", h("code", null, "catalog mcp --print-config"), "; the assistant's playbook by ", h("code", null, "catalog mcp --skill"), "."),
+    h("p", { class: "small muted", "data-testid": "registration-launch" },
+      cfg.launch.command === "npx"
+        ? ["The server is started with ", h("code", null, "npx"), " from the registry this catalog was installed from; npx runs the ", h("code", null, "node"), " on the assistant's PATH, which must be 22.18 or newer."]
+        : ["The command is this installation itself: the Node binary running it (", h("code", { class: "path" }, cfg.launch.command), ") and its entry file (", h("code", { class: "path" }, cfg.launch.args[0] ?? ""), "), so it works from any folder. Print the block again after moving, reinstalling or upgrading the catalog or Node."])))
 
   page.appendChild(section(`Tools (${tools.length})`,
     h("p", null, "Every tool only reads. They answer from the same reader as this page and the CLI, so all three agree."),
