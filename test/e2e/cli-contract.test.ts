@@ -76,6 +76,13 @@ describe("CLI contract", () => {
       expect(all.json).toMatchObject({ tool: "catalog", commands: expect.any(Array) })
     })
 
+    it("`catalog` alone lists the commands (JSON with --json, exit 0)", () => {
+      const r = cli("--json")
+      expect(r.code).toBe(0)
+      expect(r.json).toMatchObject({ tool: "catalog", commands: expect.any(Array) })
+      expect(cli().stdout).toContain("start")
+    })
+
     it("--version --json is JSON; --version alone is the bare version", () => {
       const r = cli("--version", "--json")
       expect(r.code).toBe(0)

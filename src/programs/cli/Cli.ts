@@ -456,7 +456,7 @@ export const helpDocument = () => ({
   errors: cliRegistry.map((e) => ({ code: e.code, group: e.group, message: e.message, fix: availableFix(e.fix), exitCode: e.exitCode }))
 })
 
-const help = Command.make("help", { command: Args.text({ name: "command" }).pipe(Args.repeated) }, ({ command }) =>
+const showHelp = ({ command }: { readonly command: ReadonlyArray<string> }) =>
   Effect.gen(function*() {
     const doc = helpDocument()
     if (command.length === 0) {
@@ -483,9 +483,12 @@ const help = Command.make("help", { command: Args.text({ name: "command" }).pipe
       "Examples:", ...c.examples.map((e) => `  ${e}`),
       ...(c.errors.length > 0 ? ["", "Errors:", ...c.errors.map((e) => `  ${e.code} — ${e.message}${e.fix ? ` Fix: ${e.fix}` : ""}`)] : [])
     ].join("\n"))
-  }))
+  })
 
-export const root = Command.make("catalog").pipe(
+const help = Command.make("help", { command: Args.text({ name: "command" }).pipe(Args.repeated) }, showHelp)
+
+/** `catalog` alone prints the command list (as JSON with --json), like `catalog help`. */
+export const root = Command.make("catalog", {}, () => showHelp({ command: [] })).pipe(
   Command.withSubcommands([start, status, datasets, show, search, log, classify, sources, add, test, doctor, config, skill, help, lineage, provenance, glossary, describe, annotate, dora, watch, exportCmd, importCmd, evidence, mcp, open])
 )
 
