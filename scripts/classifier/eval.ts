@@ -1,0 +1,94 @@
+/**
+ * `npm run classifier:eval`: leave-one-application-out figures for the classifier.
+ *
+ * For every labelled application, the second-stage model (src/classifier/model.ts) is trained on all the
+ * OTHER applications, its temperature fitted on their held-out predictions, and only then the application
+ * is scored. The rule engine's figures are shown beside it: its data files were written on the 15 fixture
+ * corpora (`tuned`), so on every other application it is held out by construction.
+ *
+ * Prints the per-application table, the totals (all, and the applications outside the engine's tuning
+ * set), the reliability table, and writes scripts/classifier/results/latest.json.
+ * `--apps a,b` limits the scoring to some applications (training still uses all others).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { classes } from "./model.js"
+import { apps, figures, tunedOn, fitTemperature, loadCorpus, reliability, root, scoresOf, train, type Example, type Figures, type Prediction } from "./lib.js"
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name)
+  return i === -1 ? undefined : process.argv[i + 1]
+}
+
+const t0 = performance.now()
+const examples = loadCorpus()
+const all = apps(examples)
+const scoreApps = arg("--apps")?.split(",") ?? all
+const byApp = new Map<string, Array<Example>>()
+for (const e of examples) (byApp.get(e.app) ?? byApp.set(e.app, []).get(e.app)!).push(e)
+
+// Held-out raw scores of every application (model trained without it).
+const raw = new Map<string, ReadonlyArray<{ readonly scores: ReadonlyArray<number>; readonly y: number }>>()
+for (const app of all) {
+  const model = train(examples.filter((e) => e.app !== app))
+  raw.set(app, byApp.get(app)!.map((e) => ({ scores: scoresOf(model, e.features), y: classes.indexOf(e.label.label) })))
+  process.stderr.write(`\r  held out ${raw.size}/${all.length} ${app.padEnd(40)}`)
+}
+process.stderr.write("\n")
+
+const softmax = (s: ReadonlyArray<number>, t: number): Array<number> => {
+  const max = Math.max(...s)
+  const e = s.map((x) => Math.exp((x - max) / t))
+  const z = e.reduce((a, b) => a + b, 0)
+  return e.map((x) => x / z)
+}
+
+const modelPredictions: Array<Prediction> = []
+const enginePredictions: Array<Prediction> = []
+for (const app of scoreApps) {
+  const rows = raw.get(app)
+  if (rows === undefined) continue
+  // The temperature is fitted without the application being scored, too.
+  const t = fitTemperature(all.filter((a) => a !== app).flatMap((a) => raw.get(a)!))
+  byApp.get(app)!.forEach((e, i) => {
+    const p = softmax(rows[i]!.scores, t)
+    let k = 0
+    for (let x = 1; x < p.length; x++) if (p[x]! > p[k]!) k = x
+    modelPredictions.push({ app, actual: e.label.label, predicted: classes[k]!, confidence: p[k]! })
+    enginePredictions.push({ app, actual: e.label.label, predicted: e.engine.value, confidence: e.engine.confidence })
+  })
+}
+
+const pct = (x: number): string => (x * 100).toFixed(1).padStart(5)
+const cls = (c: Figures["special"]): string => (c.n === 0 ? "     -" : `${pct(c.recall)}`)
+const header = "application                              cols | rules P   R    | model P   R    exact  spec.R (n)   crim.R (n)  ECE"
+const row = (name: string, e: Figures, m: Figures): string =>
+  `${name.padEnd(40)} ${String(m.n).padStart(5)} | ${pct(e.precision)} ${pct(e.recall)} | ${pct(m.precision)} ${pct(m.recall)}  ${pct(m.exact)}  ${cls(m.special)} (${String(m.special.n).padStart(3)})  ${cls(m.criminal)} (${String(m.criminal.n).padStart(3)})  ${m.ece.toFixed(3)}`
+const of = (ps: ReadonlyArray<Prediction>, pred: (p: Prediction) => boolean) => figures(ps.filter(pred))
+
+const lines = [header]
+const perApp: Record<string, { readonly rules: Figures; readonly model: Figures; readonly tuned: boolean }> = {}
+for (const app of scoreApps) {
+  if (!raw.has(app)) continue
+  const e = of(enginePredictions, (p) => p.app === app)
+  const m = of(modelPredictions, (p) => p.app === app)
+  perApp[app] = { rules: e, model: m, tuned: tunedOn.has(app) }
+  lines.push(row(`${app}${tunedOn.has(app) ? " (tuned)" : ""}`, e, m))
+}
+const heldOut = (p: Prediction) => !tunedOn.has(p.app)
+const totals = {
+  all: { rules: figures(enginePredictions), model: figures(modelPredictions) },
+  heldOut: { rules: of(enginePredictions, heldOut), model: of(modelPredictions, heldOut) }
+}
+lines.push("-".repeat(header.length))
+lines.push(row("ALL", totals.all.rules, totals.all.model))
+lines.push(row("outside the rules' tuning set", totals.heldOut.rules, totals.heldOut.model))
+const rel = reliability(modelPredictions)
+lines.push("", "reliability (model, leave-one-application-out): confidence bin → mean confidence, share right")
+for (const b of rel.bins) lines.push(`  ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)}  n=${String(b.n).padStart(5)}  confidence ${b.confidence.toFixed(3)}  right ${b.right.toFixed(3)}`)
+lines.push(`expected calibration error ${rel.ece.toFixed(3)}`, `(${((performance.now() - t0) / 1000).toFixed(1)} s)`)
+console.log(lines.join("\n"))
+
+const out = path.join(root, "scripts/classifier/results")
+fs.mkdirSync(out, { recursive: true })
+fs.writeFileSync(path.join(out, "latest.json"), JSON.stringify({ apps: perApp, totals, reliability: rel }, null, 2) + "\n")

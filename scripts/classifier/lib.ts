@@ -1,0 +1,226 @@
+/**
+ * The labelled corpus (test/classifier/corpus + labels), the training of the classifier's second stage
+ * (src/classifier/model.ts) and the figures it is judged by. Used by `npm run classifier:train`,
+ * `npm run classifier:eval` and the evaluation test. Deterministic: the same corpus gives the same model.
+ */
+import { parse } from "csv-parse/sync"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { classifySource } from "../../src/classifier/engine.js"
+import { classes, probabilities, sourceFeatures, type ModelWeights } from "./model.js"
+import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
+
+export const root = path.resolve(import.meta.dirname, "../..")
+const corpusDir = path.join(root, "test/classifier/corpus")
+const labelsDir = path.join(root, "test/classifier/labels")
+
+/**
+ * The corpora the rule engine's vocabularies were written against (test/classifier/README.md). Every
+ * other application is held out from the rules by construction: it was labelled after they were written.
+ */
+export const tunedOn: ReadonlySet<string> = new Set(["pagila", "chinook", "northwind", "sakila", "mywind", "employees", "omop-cdm-5.4", "hakai-jsp", "dbt-jaffle-shop", "dbt-hubspot", "stripe", "bigquery-information-schema", "snowflake-information-schema", "bigquery-example", "snowflake-example"])
+
+export interface Label {
+  readonly schema: string
+  readonly table: string
+  readonly column: string
+  readonly label: ClassValue
+  readonly category: string
+  readonly rationale: string
+}
+
+/** One labelled column with what the rule engine said and the model's features. */
+export interface Example {
+  readonly app: string
+  readonly label: Label
+  readonly type: string
+  readonly engine: ColumnVerdict
+  readonly features: ReadonlyArray<string>
+}
+
+/** Every labelled application, each column with the engine's verdict and its features. */
+export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example> => {
+  const out: Array<Example> = []
+  for (const file of fs.readdirSync(labelsDir).filter((f) => f.endsWith(".csv")).sort()) {
+    const app = file.replace(/\.csv$/, "")
+    if (only !== undefined && !only.includes(app)) continue
+    const corpusFile = path.join(corpusDir, `${app}.json`)
+    if (!fs.existsSync(corpusFile)) continue
+    const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
+    const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
+    const verdicts = classifySource(datasets)
+    const features = sourceFeatures(datasets, verdicts)
+    const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
+    datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
+    for (const label of labels) {
+      const hit = index.get(`${label.schema}\u0000${label.table}\u0000${label.column}`)
+      if (hit !== undefined) out.push({ app, label, ...hit })
+    }
+  }
+  return out
+}
+
+export const apps = (examples: ReadonlyArray<Example>): ReadonlyArray<string> => [...new Set(examples.map((e) => e.app))].sort()
+
+// ── Training: multinomial logistic regression, AdaGrad, L2 ─────────────────────────────────────────
+
+export interface TrainOptions {
+  readonly epochs: number
+  readonly rate: number
+  readonly l2: number
+  /** Features seen in fewer training applications than this are dropped (they cannot generalise). */
+  readonly minApps: number
+  /** 0: every column weighs the same; 1: every application weighs about the same. */
+  readonly appBalance: number
+  /** Weight of special and criminal examples (rarer, and the costlier misses). */
+  readonly rareWeight: number
+}
+export const defaultTrainOptions: TrainOptions = { epochs: 12, rate: 0.25, l2: 1e-4, minApps: 2, appBalance: 0.5, rareWeight: 2 }
+
+/** Each application weighs about the same, however many columns it has (a 2,000-column dbt project is not 20 schemas). */
+const appWeights = (examples: ReadonlyArray<Example>, balance: number): Map<string, number> => {
+  const n = new Map<string, number>()
+  for (const e of examples) n.set(e.app, (n.get(e.app) ?? 0) + 1)
+  const w = new Map<string, number>()
+  for (const [app, count] of n) w.set(app, Math.min(1, 400 / count) ** balance)
+  return w
+}
+
+/** A small deterministic PRNG for the example order. */
+const shuffle = <A>(xs: ReadonlyArray<A>, seed: number): Array<A> => {
+  const a = [...xs]
+  let s = seed
+  for (let i = a.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff
+    const j = s % (i + 1)
+    ;[a[i], a[j]] = [a[j]!, a[i]!]
+  }
+  return a
+}
+
+export const train = (examples: ReadonlyArray<Example>, o: TrainOptions = defaultTrainOptions, version = "dev"): ModelWeights => {
+  const K = classes.length
+  const seenIn = new Map<string, Set<string>>()
+  for (const e of examples) for (const f of e.features) (seenIn.get(f) ?? seenIn.set(f, new Set()).get(f)!).add(e.app)
+  const names = [...seenIn].filter(([, s]) => s.size >= o.minApps).map(([f]) => f).sort()
+  const index = new Map(names.map((f, i) => [f, i]))
+  const W = new Float64Array(names.length * K)
+  const G = new Float64Array(names.length * K).fill(1e-8)
+  const b = new Float64Array(K)
+  const gb = new Float64Array(K).fill(1e-8)
+  const weightOf = appWeights(examples, o.appBalance)
+  const rows = examples.map((e) => ({ x: [...new Set(e.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined), y: classes.indexOf(e.label.label), w: (weightOf.get(e.app) ?? 1) * (e.label.label === "special" || e.label.label === "criminal" ? o.rareWeight : 1) }))
+  const s = new Float64Array(K)
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    for (const r of shuffle(rows, 7 + epoch)) {
+      for (let k = 0; k < K; k++) {
+        let v = b[k]!
+        for (const i of r.x) v += W[i * K + k]!
+        s[k] = v
+      }
+      let max = -Infinity
+      for (let k = 0; k < K; k++) max = Math.max(max, s[k]!)
+      let z = 0
+      for (let k = 0; k < K; k++) {
+        s[k] = Math.exp(s[k]! - max)
+        z += s[k]!
+      }
+      for (let k = 0; k < K; k++) {
+        const g = r.w * (s[k]! / z - (k === r.y ? 1 : 0))
+        gb[k]! += g * g
+        b[k]! -= (o.rate * g) / Math.sqrt(gb[k]!)
+        for (const i of r.x) {
+          const gi = g + o.l2 * W[i * K + k]!
+          G[i * K + k]! += gi * gi
+          W[i * K + k]! -= (o.rate * gi) / Math.sqrt(G[i * K + k]!)
+        }
+      }
+    }
+  }
+  const weights: Record<string, ReadonlyArray<number>> = {}
+  names.forEach((f, i) => {
+    const w = Array.from({ length: K }, (_, k) => Math.round(W[i * K + k]! * 1e4) / 1e4)
+    if (w.some((x) => Math.abs(x) >= 1e-3)) weights[f] = w
+  })
+  return { version, bias: Array.from(b, (x) => Math.round(x * 1e4) / 1e4), weights, temperature: 1 }
+}
+
+/** The temperature that makes held-out probabilities honest (minimum negative log-likelihood on a grid). */
+export const fitTemperature = (scored: ReadonlyArray<{ readonly scores: ReadonlyArray<number>; readonly y: number }>): number => {
+  let best = 1
+  let bestNll = Infinity
+  for (let t = 0.5; t <= 3.001; t += 0.05) {
+    let nll = 0
+    for (const s of scored) {
+      const max = Math.max(...s.scores)
+      const e = s.scores.map((x) => Math.exp((x - max) / t))
+      nll -= Math.log(Math.max(1e-12, e[s.y]! / e.reduce((a, c) => a + c, 0)))
+    }
+    if (nll < bestNll) {
+      bestNll = nll
+      best = Math.round(t * 100) / 100
+    }
+  }
+  return best
+}
+
+/** Raw class scores (temperature 1) for one example. */
+export const scoresOf = (model: ModelWeights, features: ReadonlyArray<string>): Array<number> =>
+  probabilities({ ...model, temperature: 1 }, features).map((p) => Math.log(Math.max(1e-300, p)))
+
+// ── Figures ────────────────────────────────────────────────────────────────────────────────────────
+
+export interface Prediction {
+  readonly app: string
+  readonly actual: ClassValue
+  readonly predicted: ClassValue
+  readonly confidence: number
+}
+
+export interface Figures {
+  readonly n: number
+  readonly precision: number
+  readonly recall: number
+  readonly f1: number
+  readonly exact: number
+  readonly special: { readonly n: number; readonly recall: number; readonly precision: number }
+  readonly criminal: { readonly n: number; readonly recall: number; readonly precision: number }
+  readonly ece: number
+}
+
+const ratio = (a: number, b: number): number => (b === 0 ? 1 : a / b)
+
+export const figures = (ps: ReadonlyArray<Prediction>): Figures => {
+  let tp = 0, fp = 0, fn = 0, exact = 0
+  const cls = (c: ClassValue) => {
+    const actual = ps.filter((p) => p.actual === c).length
+    const predicted = ps.filter((p) => p.predicted === c).length
+    const hit = ps.filter((p) => p.actual === c && p.predicted === c).length
+    return { n: actual, recall: ratio(hit, actual), precision: ratio(hit, predicted) }
+  }
+  for (const p of ps) {
+    const a = p.actual !== "not"
+    const q = p.predicted !== "not"
+    if (a && q) tp++
+    else if (q) fp++
+    else if (a) fn++
+    if (p.actual === p.predicted) exact++
+  }
+  const precision = ratio(tp, tp + fp)
+  const recall = ratio(tp, tp + fn)
+  return { n: ps.length, precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall), exact: ratio(exact, ps.length), special: cls("special"), criminal: cls("criminal"), ece: reliability(ps).ece }
+}
+
+/** Expected calibration error (10 equal-width bins of confidence) and the reliability table. */
+export const reliability = (ps: ReadonlyArray<Prediction>): { readonly ece: number; readonly bins: ReadonlyArray<{ readonly from: number; readonly n: number; readonly confidence: number; readonly right: number }> } => {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, n: 0, conf: 0, right: 0 }))
+  for (const p of ps) {
+    const b = bins[Math.min(9, Math.floor(p.confidence * 10))]!
+    b.n++
+    b.conf += p.confidence
+    if (p.actual === p.predicted) b.right++
+  }
+  const total = ps.length
+  const ece = bins.reduce((e, b) => (b.n === 0 ? e : e + (b.n / total) * Math.abs(b.conf / b.n - b.right / b.n)), 0)
+  return { ece, bins: bins.filter((b) => b.n > 0).map((b) => ({ from: b.from, n: b.n, confidence: b.conf / b.n, right: b.right / b.n })) }
+}
