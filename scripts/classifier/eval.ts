@@ -83,6 +83,9 @@ const totals = {
 lines.push("-".repeat(header.length))
 lines.push(row("ALL", totals.all.rules, totals.all.model))
 lines.push(row("outside the rules' tuning set", totals.heldOut.rules, totals.heldOut.model))
+const full = (name: string, f: Figures): string =>
+  `  ${name.padEnd(38)} P ${pct(f.precision)}  R ${pct(f.recall)}  F1 ${pct(f.f1)}  exact ${pct(f.exact)}  special R ${pct(f.special.recall)} (${f.special.n})  criminal R ${pct(f.criminal.recall)} (${f.criminal.n})  ECE ${f.ece.toFixed(3)}`
+lines.push("", "outside the rules' tuning set, in full:", full("rules (today's classifier)", totals.heldOut.rules), full("model (leave-one-application-out)", totals.heldOut.model))
 const rel = reliability(modelPredictions)
 lines.push("", "reliability (model, leave-one-application-out): confidence bin → mean confidence, share right")
 for (const b of rel.bins) lines.push(`  ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)}  n=${String(b.n).padStart(5)}  confidence ${b.confidence.toFixed(3)}  right ${b.right.toFixed(3)}`)

@@ -12,8 +12,8 @@ import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Met
 import { classifySource } from "../../src/classifier/engine.js"
 import { tunedOn } from "../../scripts/classifier/lib.js"
 
-/** The rules' figures on the held-out applications when this floor was set (see the resolution notes of issue 9). */
-const FLOOR = { precision: 0.72, recall: 0.52 }
+/** Just below the rules' figures on the 25 held-out applications when this floor was set (P 0.783, R 0.590). */
+const FLOOR = { precision: 0.76, recall: 0.57 }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const corpusDir = path.join(root, "test/classifier/corpus")
