@@ -149,6 +149,7 @@ export const markers = {
   count: wordSet(markersData.count),
   tracking: wordSet(markersData.tracking),
   settings: wordSet(markersData.settings),
+  technical: wordSet(markersData.technical),
   recency: wordSet(markersData.recency),
   clinicalPersonKeys: wordSet(markersData.clinicalPersonKeys),
   systemModifiers: wordSet(markersData.systemModifiers),

@@ -1265,6 +1265,14 @@ const classifyColumn = (src: Source, t: TableInfo, j: number, withComment: boole
 
   if (fromName.veto !== null) return fromName.veto
 
+  // 10b. In a table whose rows are people, a column that is not technical describes the person.
+  if (
+    t.status === "person" && family !== "numeric" && !n.idTail && n.keyNoun === null && !n.audit && !n.processingMeta && !n.recordPointer &&
+    n.negFlag === null && n.negMeta === null && n.negPrefix === null && !n.tokens.some((x) => markers.technical.has(x))
+  ) {
+    return verdict("personal", "context:person-descriptor", C.personDescriptor, "table-context", "person.descriptor", [tableEv, "describes one of the people the table is about"])
+  }
+
   // 11. Default.
   if (n.idTail || (n.keyNoun !== null && markers.key.has(n.tokens[n.tokens.length - 1] ?? ""))) {
     return verdict("not", "key:non-person", C.fkNonPerson, "default", null, [tableEv, "key of a non-person record"])
