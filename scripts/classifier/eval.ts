@@ -13,7 +13,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { classes } from "./model.js"
-import { apps, figures, tunedOn, fitTemperature, loadCorpus, reliability, root, scoresOf, train, type Example, type Figures, type Prediction } from "./lib.js"
+import { calibratedConfidence } from "../../src/classifier/calibrate.js"
+import { apps, calibrationOf, figures, tunedOn, fitTemperature, loadCorpus, reliability, root, scoresOf, train, type Example, type Figures, type Prediction } from "./lib.js"
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -50,12 +51,14 @@ for (const app of scoreApps) {
   if (rows === undefined) continue
   // The temperature is fitted without the application being scored, too.
   const t = fitTemperature(all.filter((a) => a !== app).flatMap((a) => raw.get(a)!))
+  // The rules' confidence is calibrated on the other applications only.
+  const calibration = calibrationOf(examples.filter((e) => e.app !== app), `without-${app}`)
   byApp.get(app)!.forEach((e, i) => {
     const p = softmax(rows[i]!.scores, t)
     let k = 0
     for (let x = 1; x < p.length; x++) if (p[x]! > p[k]!) k = x
     modelPredictions.push({ app, actual: e.label.label, predicted: classes[k]!, confidence: p[k]! })
-    enginePredictions.push({ app, actual: e.label.label, predicted: e.engine.value, confidence: e.engine.confidence })
+    enginePredictions.push({ app, actual: e.label.label, predicted: e.engine.value, confidence: calibratedConfidence(calibration, e.engine) })
   })
 }
 
@@ -86,8 +89,8 @@ lines.push(row("outside the rules' tuning set", totals.heldOut.rules, totals.hel
 const full = (name: string, f: Figures): string =>
   `  ${name.padEnd(38)} P ${pct(f.precision)}  R ${pct(f.recall)}  F1 ${pct(f.f1)}  exact ${pct(f.exact)}  special R ${pct(f.special.recall)} (${f.special.n})  criminal R ${pct(f.criminal.recall)} (${f.criminal.n})  ECE ${f.ece.toFixed(3)}`
 lines.push("", "outside the rules' tuning set, in full:", full("rules (today's classifier)", totals.heldOut.rules), full("model (leave-one-application-out)", totals.heldOut.model))
-const rel = reliability(modelPredictions)
-lines.push("", "reliability (model, leave-one-application-out): confidence bin → mean confidence, share right")
+const rel = reliability(enginePredictions)
+lines.push("", "reliability (the classifier: rules, confidence calibrated leave-one-application-out): confidence bin → mean confidence, share right")
 for (const b of rel.bins) lines.push(`  ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)}  n=${String(b.n).padStart(5)}  confidence ${b.confidence.toFixed(3)}  right ${b.right.toFixed(3)}`)
 lines.push(`expected calibration error ${rel.ece.toFixed(3)}`, `(${((performance.now() - t0) / 1000).toFixed(1)} s)`)
 console.log(lines.join("\n"))

@@ -6,7 +6,8 @@
 import { parse } from "csv-parse/sync"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { classifySource } from "../../src/classifier/engine.js"
+import { judgeSource } from "../../src/classifier/engine.js"
+import { fitCalibration, type Calibration } from "../../src/classifier/calibrate.js"
 import { classes, probabilities, sourceFeatures, type ModelWeights } from "./model.js"
 import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
 
@@ -29,7 +30,7 @@ export interface Label {
   readonly rationale: string
 }
 
-/** One labelled column with what the rule engine said and the model's features. */
+/** One labelled column with what the rule engine said (before calibration) and the model's features. */
 export interface Example {
   readonly app: string
   readonly label: Label
@@ -48,7 +49,7 @@ export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example>
     if (!fs.existsSync(corpusFile)) continue
     const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
     const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
-    const verdicts = classifySource(datasets)
+    const verdicts = judgeSource(datasets)
     const features = sourceFeatures(datasets, verdicts)
     const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
     datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
@@ -59,6 +60,10 @@ export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example>
   }
   return out
 }
+
+/** The calibration fitted on some examples (all of them to ship; all but one application to test on it). */
+export const calibrationOf = (examples: ReadonlyArray<Example>, version: string): Calibration =>
+  fitCalibration(examples.map((e) => ({ verdict: e.engine, right: e.engine.value === e.label.label })), version)
 
 export const apps = (examples: ReadonlyArray<Example>): ReadonlyArray<string> => [...new Set(examples.map((e) => e.app))].sort()
 

@@ -1,0 +1,554 @@
+/**
+ * Table roles for the classifier: what a table's rows are — people, an organisation (with contact
+ * persons), a lookup, a record linked to a person, a person's history, people's addresses, a clinical
+ * or criminal-justice record — from its name in every supported language, its columns' names, its keys
+ * and the tables it points to. `prepareSource` runs the passes over a whole source.
+ */
+import type { RawColumn, RawDataset } from "../domain/Metadata.js"
+import {
+  contextFlavour,
+  contexts,
+  type Entry,
+  nouns,
+  tokenEntries,
+  tokenizer,
+  type TypeFamily,
+  typeFamily
+} from "./compile.js"
+import { type NameInfo, isDigit, CACHE_LIMIT, analyzeName } from "./names.js"
+
+// ---------------------------------------------------------------------------------------------
+// Table analysis
+// ---------------------------------------------------------------------------------------------
+
+export type PersonStatus = "person" | "mixed" | "org" | "none"
+
+export interface TableInfo {
+  readonly ds: RawDataset
+  readonly id: string
+  readonly tokens: ReadonlyArray<string>
+  readonly head: string
+  readonly names: ReadonlyArray<NameInfo>
+  readonly families: ReadonlyArray<TypeFamily>
+  readonly pkCount: number
+  personHead: boolean
+  orgHead: boolean
+  objectHead: boolean
+  addressHead: boolean
+  instrumentHead: boolean
+  satelliteHead: boolean
+  interactionHead: boolean
+  recipientHead: boolean
+  sessionHead: boolean
+  hasOnlineEvidence: boolean
+  aggregate: boolean
+  accountContext: boolean
+  lookup: boolean
+  clinicalStrong: boolean
+  clinicalWeak: boolean
+  criminalStrong: boolean
+  criminalWeak: boolean
+  personInTableName: boolean
+  hasPersonNames: boolean
+  hasOrgName: boolean
+  hasContactPerson: boolean
+  identitySignals: number
+  hasBirth: boolean
+  hasLogin: boolean
+  hasCredential: boolean
+  hasGender: boolean
+  hasFullName: boolean
+  hasValueEvidence: boolean
+  status: PersonStatus
+  orgRow: boolean
+  linked: boolean
+  evidence: boolean
+  satellite: boolean
+  clinical: boolean
+  criminal: boolean
+  criminalSource: boolean
+  addressOfPeople: boolean
+  evidenceText: string
+  /** Everything classifyColumn reads from the table, as bits: verdicts are memoised on it. */
+  sig: number
+  /** What classifyColumn reads from a table when a column references it, as bits. */
+  asTarget: number
+  /** A column named `id` or `<table>_id`, and the index of the single primary key (-1 if none). */
+  ownIdName: boolean
+  pkIndex: number
+  /** Column index → why it is a key of a person. */
+  /** Column index → why it is a key of a person (sparse; null when the table has none). */
+  personKeys: Array<string | undefined> | null
+  personKeyCount: number
+  /** Columns worth looking at in the key passes: foreign keys and key-shaped names. */
+  readonly keyCandidates: ReadonlyArray<number>
+  validityCols: boolean
+}
+
+/** What a table's name says, memoised by the name without digits (partitions, copies share one). */
+export interface TableName {
+  readonly tokens: ReadonlyArray<string>
+  readonly head: string
+  readonly aggregate: boolean
+  readonly personHead: boolean
+  readonly orgHead: boolean
+  readonly objectHead: boolean
+  readonly addressHead: boolean
+  readonly instrumentHead: boolean
+  readonly satelliteHead: boolean
+  readonly interactionHead: boolean
+  readonly recipientHead: boolean
+  readonly sessionHead: boolean
+  readonly accountContext: boolean
+  readonly clinicalStrong: boolean
+  readonly clinicalWeak: boolean
+  readonly criminalStrong: boolean
+  readonly criminalWeak: boolean
+  readonly personInTableName: boolean
+}
+export const tableNameCache = new Map<string, TableName>()
+
+export const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
+  const raw = tokenizer.tokens(name)
+  let key = keepWeak ? "1" : "0"
+  for (const x of raw) if (!isDigit(x)) key += ` ${x}`
+  const cached = tableNameCache.get(key)
+  if (cached !== undefined) return cached
+  const { aggregate, tokens } = tableTokens(raw, keepWeak)
+  const head = tokens[tokens.length - 1] ?? ""
+  const lastTwo = tokens.length >= 2 ? tokens.slice(-2).join("") : ""
+  const info: TableName = {
+    tokens,
+    head,
+    aggregate,
+    personHead: nouns.person.has(head) && !aggregate,
+    orgHead: nouns.organisation.has(head),
+    objectHead: nouns.object.has(head),
+    addressHead: nouns.address.has(head),
+    instrumentHead: contexts.personInstrument.has(head) || contexts.personInstrument.has(lastTwo),
+    satelliteHead: contexts.satelliteHead.has(head),
+    interactionHead: nouns.interaction.has(head) || tokens.some((x) => x === "engagement" || x === "interaction" || x === "conversation"),
+    recipientHead: nouns.recipientTable.has(head),
+    sessionHead: tokenEntries.get(head)?.kind === "onlineLinked",
+    accountContext: tokens.some((x) => nouns.accountContext.has(x)),
+    clinicalStrong: tokens.some((x) => contexts.clinicalStrong.has(x)),
+    clinicalWeak: tokens.some((x) => contexts.clinicalWeak.has(x)),
+    criminalStrong: tokens.some((x) => contexts.criminalStrong.has(x)),
+    criminalWeak: tokens.some((x) => contexts.criminalWeak.has(x)),
+    personInTableName: tokens.some((x) => nouns.person.has(x) && !nouns.ambiguousPerson.has(x))
+  }
+  if (tableNameCache.size < CACHE_LIMIT) tableNameCache.set(key, info)
+  return info
+}
+
+export const tableTokens = (all: ReadonlyArray<string>, keepWeak: boolean): { tokens: Array<string>; aggregate: boolean } => {
+  let toks = all.filter((t) => !isDigit(t) && !nouns.decoration.has(t))
+  let aggregate = all.some((t) => nouns.aggregate.has(t))
+  // `sales_by_store`, `email_metrics_by_contact_list`: an aggregate, named by what it measures —
+  // unless it is grouped by a person (`orders_by_customer` is per person).
+  const by = toks.indexOf("by")
+  if (by > 0) {
+    const group = toks.slice(by + 1)
+    const groupHead = group[group.length - 1] ?? ""
+    if (nouns.person.has(groupHead)) toks = group
+    else {
+      toks = toks.slice(0, by)
+      aggregate = true
+    }
+  }
+  const strong = keepWeak ? toks : toks.filter((t) => !nouns.weakDecoration.has(t))
+  return { tokens: strong.length > 0 ? strong : toks, aggregate }
+}
+
+export const identityCategory = (e: Entry): string | null => {
+  switch (e.id) {
+    case "first_name":
+      return "first"
+    case "last_name":
+      return "last"
+    case "full_name":
+      return "full"
+    case "birth_date":
+      return "birth"
+    case "gender":
+      return "gender"
+    case "email":
+      return "email"
+    case "phone":
+      return "phone"
+    case "national_id":
+    case "passport":
+      return "nid"
+    case "username":
+      return "username"
+    default:
+      return null
+  }
+}
+
+export const buildTable = (ds: RawDataset): TableInfo => {
+  const cols = ds.columns
+  const names = new Array<NameInfo>(cols.length)
+  const families = new Array<TypeFamily>(cols.length)
+  let hasValueEvidence = false
+  let hasOnlineEvidence = false
+  let pkCount = 0
+  let pkIndex = -1
+  let validityCols = false
+  const keyCandidates: Array<number> = []
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i]!
+    const n = analyzeName(c.name)
+    names[i] = n
+    const fam = typeFamily(c.type)
+    families[i] = fam
+    if (c.references !== null || n.keyCandidate) keyCandidates.push(i)
+    if (n.validity && (n.time || fam === "date" || fam === "timestamp")) validityCols = true
+    // Value evidence decides whether weak decorations (customer_list) may be dropped.
+    if (n.valueEvidence) hasValueEvidence = true
+    if (n.onlineEvidence) hasOnlineEvidence = true
+    if (c.isPrimaryKey) {
+      pkCount++
+      pkIndex = i
+    }
+  }
+  const tn = analyzeTableName(ds.name, !hasValueEvidence)
+  const { head, tokens } = tn
+  const t: TableInfo = {
+    ds,
+    id: `${ds.schema}.${ds.name}`,
+    tokens,
+    head,
+    names,
+    families,
+    pkCount,
+    personHead: tn.personHead,
+    orgHead: tn.orgHead,
+    objectHead: tn.objectHead,
+    addressHead: tn.addressHead,
+    instrumentHead: tn.instrumentHead,
+    satelliteHead: tn.satelliteHead,
+    interactionHead: tn.interactionHead,
+    recipientHead: tn.recipientHead,
+    sessionHead: tn.sessionHead,
+    hasOnlineEvidence,
+    aggregate: tn.aggregate,
+    accountContext: tn.accountContext,
+    lookup: false,
+    clinicalStrong: tn.clinicalStrong,
+    clinicalWeak: tn.clinicalWeak,
+    criminalStrong: tn.criminalStrong,
+    criminalWeak: tn.criminalWeak,
+    personInTableName: tn.personInTableName,
+    hasPersonNames: false,
+    hasOrgName: false,
+    hasContactPerson: false,
+    identitySignals: 0,
+    hasBirth: false,
+    hasLogin: false,
+    hasCredential: false,
+    hasGender: false,
+    hasFullName: false,
+    hasValueEvidence,
+    status: "none",
+    orgRow: false,
+    linked: false,
+    evidence: false,
+    satellite: false,
+    clinical: false,
+    criminal: false,
+    criminalSource: false,
+    addressOfPeople: false,
+    evidenceText: "",
+    sig: 0,
+    asTarget: 0,
+    personKeys: null,
+    personKeyCount: 0,
+    keyCandidates,
+    validityCols,
+    ownIdName: false,
+    pkIndex: pkCount === 1 ? pkIndex : -1
+  }
+  let signals = 0
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i]!
+    if (n.bareId || (n.idTail && n.keyNoun === head)) t.ownIdName = true
+    if (n.contactPersonCol) t.hasContactPerson = true
+    if (n.credential) t.hasCredential = true
+    // Organisation name: `company_name`, `company`, `organization_name` (text).
+    if (n.orgNameShape && (families[i] === "text" || families[i] === "named")) t.hasOrgName = true
+    const sig = n.identitySig
+    if (sig === null) continue
+    // A value qualified by another person (`owner_email`, `contact_emails`) describes that person, not the row.
+    let otherPerson = false
+    for (const x of n.personTokens) if (x !== head) otherPerson = true
+    if (otherPerson) continue
+    if (sig === "birth") t.hasBirth = true
+    if (sig === "gender") t.hasGender = true
+    if (sig === "full") t.hasFullName = true
+    if (sig === "first" || sig === "last") t.hasPersonNames = true
+    if (sig === "email" || sig === "username") t.hasLogin = true
+    if (n.matches[0]!.entry.veto.has(families[i]!)) continue
+    const bit = signalBits[sig] ?? 0
+    if ((signals & bit) === 0) {
+      signals |= bit
+      t.identitySignals++
+    }
+  }
+  return t
+}
+
+export const signalBits: Record<string, number> = { first: 1, last: 2, full: 4, birth: 8, gender: 16, email: 32, phone: 64, nid: 128, username: 256 }
+
+export const setPersonKey = (t: TableInfo, j: number, why: string): void => {
+  if (t.personKeys === null) t.personKeys = new Array<string | undefined>(t.ds.columns.length)
+  if (t.personKeys[j] === undefined) t.personKeyCount++
+  t.personKeys[j] = why
+}
+
+export const lookupShape = (t: TableInfo): boolean => {
+  if (t.ds.columns.length > 8) return false
+  let keys = 0
+  for (const n of t.names) if (n.idTail || n.bareId || n.keyNoun !== null) keys++
+  return keys <= 3
+}
+
+export interface Source {
+  readonly tables: ReadonlyArray<TableInfo>
+  readonly byId: BySchema
+  readonly byHead: BySchema
+  readonly clinicalSchemas: ReadonlySet<string>
+  readonly criminalSchemas: ReadonlySet<string>
+}
+
+/** Tables by schema, then by a key (their name, or their head noun). */
+export type BySchema = Map<string, Map<string, TableInfo>>
+export const lookup2 = (m: BySchema, schema: string, key: string): TableInfo | undefined => m.get(schema)?.get(key)
+export const put2 = (m: BySchema, schema: string, key: string, t: TableInfo, overwrite: boolean): void => {
+  let inner = m.get(schema)
+  if (inner === undefined) {
+    inner = new Map()
+    m.set(schema, inner)
+  }
+  if (overwrite || !inner.has(key)) inner.set(key, t)
+}
+
+/** The table a name-based key (`customer_id`) points to, if the schema has one with that head noun. */
+export const namedTarget = (byHead: BySchema, t: TableInfo, noun: string): TableInfo | undefined => lookup2(byHead, t.ds.schema, noun)
+
+export const refTarget = (src: Source, col: RawColumn): TableInfo | undefined =>
+  col.references === null ? undefined : lookup2(src.byId, col.references.schema, col.references.table)
+
+export const isPersonTarget = (t: TableInfo | undefined): boolean => t !== undefined && t.status === "person"
+export const isOrgTarget = (t: TableInfo | undefined): boolean => t !== undefined && (t.status === "org" || t.status === "mixed" || t.orgRow)
+
+// ---------------------------------------------------------------------------------------------
+// Source-level passes
+// ---------------------------------------------------------------------------------------------
+
+export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
+  const tables = datasets.map(buildTable)
+  const byId: BySchema = new Map()
+  const byHead: BySchema = new Map()
+  const allByHead = new Map<string, Map<string, Array<TableInfo>>>()
+  const clinicalSchemas = new Set<string>()
+  const criminalSchemas = new Set<string>()
+  let base = 0, clinicalStrongN = 0, clinicalAnyN = 0, criminalStrongN = 0, criminalAnyN = 0
+  for (const t of tables) {
+    put2(byId, t.ds.schema, t.ds.name, t, true)
+    if (t.ds.kind === "view" || t.ds.kind === "materialized_view") continue
+    base++
+    if (t.clinicalStrong) clinicalStrongN++
+    if (t.clinicalStrong || t.clinicalWeak) clinicalAnyN++
+    if (t.criminalStrong) criminalStrongN++
+    if (t.criminalStrong || t.criminalWeak) criminalAnyN++
+  }
+  // The clinical / criminal-justice flavour of the whole source (a CDM split over cdm/vocab/results
+  // schemas) only when such tables dominate it: one `patients` table in a web shop does not make its
+  // `orders` clinical, nor a `defendants` table its `events` criminal. Elsewhere a weak table takes the
+  // context only through a key to a strong one (appointments.patient_id → patients).
+  const flavour = contextFlavour
+  if (clinicalStrongN >= flavour.minStrongTables && clinicalAnyN >= flavour.minShare * base) clinicalSchemas.add("*")
+  if (criminalStrongN >= flavour.minStrongTables && criminalAnyN >= flavour.minShare * base) criminalSchemas.add("*")
+  // Base tables first, then views, for name-based key targets.
+  for (const t of tables) {
+    if (t.ds.kind !== "view" && t.ds.kind !== "materialized_view") put2(byHead, t.ds.schema, t.head, t, false)
+  }
+  for (const t of tables) {
+    put2(byHead, t.ds.schema, t.head, t, false)
+    let inner = allByHead.get(t.ds.schema)
+    if (inner === undefined) {
+      inner = new Map()
+      allByHead.set(t.ds.schema, inner)
+    }
+    const list = inner.get(t.head)
+    if (list === undefined) inner.set(t.head, [t])
+    else list.push(t)
+  }
+
+  // Person status: a table about people, an organisation (possibly with contact persons), or neither.
+  for (const t of tables) {
+    const names = t.hasPersonNames
+    t.orgRow = t.personHead && t.hasOrgName && !names && t.hasContactPerson
+    const birth = t.hasBirth
+    const gender = t.hasGender
+    const full = t.hasFullName
+    const cooccurrence = t.identitySignals >= 2 && (names || full || t.identitySignals >= 3)
+    if (t.orgRow) t.status = "mixed"
+    else if (t.personHead) t.status = "person"
+    else if ((t.orgHead || t.hasOrgName) && (names || t.hasContactPerson)) t.status = "mixed"
+    else if (t.orgHead) t.status = "org"
+    // A person's account: a login (e-mail or username) with a password.
+    else if ((cooccurrence || (birth && gender) || (t.hasLogin && t.hasCredential)) && !t.objectHead && !t.aggregate) t.status = "person"
+  }
+
+  // Person keys: declared foreign keys to person tables, and name-based keys (`customer_id`).
+  const clinical = clinicalSchemas.has("*")
+  for (const t of tables) {
+    for (const j of t.keyCandidates) {
+      const c = t.ds.columns[j]!
+      const n = t.names[j]!
+      if (c.references !== null) {
+        const target = lookup2(byId, c.references.schema, c.references.table)
+        if (isPersonTarget(target) && (target !== t || !c.isPrimaryKey)) setPersonKey(t, j, `fk:${c.references.table}`)
+        continue
+      }
+      if (n.author) continue
+      const family = t.families[j]!
+      if (family === "boolean" || family === "date" || family === "timestamp") continue
+      const clinicalKey = clinical && n.clinicalKeyNoun !== null
+      const noun = n.personKeyNoun ?? (clinicalKey ? n.clinicalKeyNoun : null)
+      if (noun === null) continue
+      // A bare person noun is a key only when typed like one (`customer integer`); as text it is a name.
+      if (n.singleToken && n.keyNoun === null && !clinicalKey && family !== "integer" && family !== "uuid") continue
+      if (noun === t.head && (c.isPrimaryKey || t.status === "person")) continue
+      const target = namedTarget(byHead, t, noun)
+      const ambiguous = n.ambiguousKeyNoun && !clinicalKey
+      if (target !== undefined && target !== t) {
+        if (target.status === "person") setPersonKey(t, j, `name:${noun}`)
+      } else if (!ambiguous && !(target === t && c.isPrimaryKey)) {
+        setPersonKey(t, j, `name:${noun}`)
+      }
+    }
+  }
+  // Lookup tables: a category list with no person key.
+  for (const t of tables) {
+    t.lookup =
+      t.status === "none" &&
+      t.personKeyCount === 0 &&
+      (nouns.lookupHead.has(t.head) || nouns.lookupHead.has(t.tokens[0] ?? "")) &&
+      lookupShape(t)
+  }
+  for (const t of tables) {
+    // Keys of the people a record is about link it; keys of people who act on it (author, organizer,
+    // instructor, assignee) do not.
+    let subjectKeys = 0
+    const pk = t.personKeys
+    if (pk !== null) for (let j = 0; j < pk.length; j++) {
+      if (pk[j] === undefined) continue
+      const n = t.names[j]!
+      if (!n.author && !n.actorKey) subjectKeys++
+    }
+    t.linked = subjectKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
+    const ownId = t.ownIdName || (t.pkIndex >= 0 && t.personKeys?.[t.pkIndex] === undefined)
+    const validityCols = t.validityCols
+    const clinicalOrCriminalTable =
+      t.clinicalStrong || t.criminalStrong || (t.clinicalWeak && clinicalSchemas.has("*")) || (t.criminalWeak && criminalSchemas.has("*"))
+    t.satellite = t.status === "none" && subjectKeys > 0 && ((t.satelliteHead && !t.clinicalStrong) || (!ownId && validityCols && !clinicalOrCriminalTable))
+    t.evidence = t.linked || t.status !== "none" || t.hasValueEvidence
+  }
+  // Contexts: clinical / criminal-justice tables about a person.
+  const keyedTo = (t: TableInfo, pred: (x: TableInfo) => boolean): boolean =>
+    t.ds.columns.some((c, j) => {
+      const n = t.names[j]!
+      const target = c.references !== null ? lookup2(byId, c.references.schema, c.references.table) : n.keyNoun !== null ? namedTarget(byHead, t, n.keyNoun) : undefined
+      return target !== undefined && target !== t && pred(target)
+    })
+  const clinicalTable = (t: TableInfo): boolean => t.clinicalStrong || (t.clinicalWeak && (clinicalSchemas.has("*") || keyedTo(t, (x) => x.clinicalStrong)))
+  const criminalTable = (t: TableInfo): boolean => t.criminalStrong || (t.criminalWeak && (criminalSchemas.has("*") || keyedTo(t, (x) => x.criminalStrong)))
+  for (const t of tables) {
+    t.criminalSource = criminalSchemas.has("*")
+    const usable = t.linked && t.status !== "person" && !t.satellite && !t.lookup
+    t.criminal = usable && criminalTable(t)
+    t.clinical = usable && clinicalTable(t) && !t.criminal
+  }
+  // The context propagates one hop through (declared or name-based) keys: note_nlp → note.
+  for (const t of tables) {
+    if (t.clinical || t.criminal || t.status !== "none" || t.lookup) continue
+    const isClinical = clinicalTable(t)
+    const isCriminal = criminalTable(t)
+    if (!isClinical && !isCriminal) continue
+    for (let j = 0; j < t.ds.columns.length; j++) {
+      const c = t.ds.columns[j]!
+      const n = t.names[j]!
+      const target =
+        c.references !== null ? lookup2(byId, c.references.schema, c.references.table) : n.keyNoun !== null ? namedTarget(byHead, t, n.keyNoun) : undefined
+      if (target === undefined || target === t) continue
+      if (isCriminal && target.criminal) t.criminal = true
+      else if (isClinical && target.clinical) t.clinical = true
+    }
+    if (t.clinical || t.criminal) t.linked = true
+  }
+  // Address tables hold people's addresses when a person (or person-linked) table points to them, or
+  // when nothing points to them at all; not when only organisations do.
+  const referrers = new Map<TableInfo, Array<TableInfo>>()
+  for (const t of tables) {
+    for (const j of t.keyCandidates) {
+      const c = t.ds.columns[j]!
+      const n = t.names[j]!
+      let targets: ReadonlyArray<TableInfo> = []
+      if (c.references !== null) {
+        const target = lookup2(byId, c.references.schema, c.references.table)
+        if (target !== undefined) targets = [target]
+      } else if (n.addressKey && n.keyNoun !== null) targets = allByHead.get(t.ds.schema)?.get(n.keyNoun) ?? []
+      for (const target of targets) {
+        if (target === t || !target.addressHead) continue
+        const list = referrers.get(target) ?? []
+        list.push(t)
+        referrers.set(target, list)
+      }
+    }
+  }
+  for (const t of tables) {
+    if (!t.addressHead || t.status === "person" || t.lookup) continue
+    const refs = referrers.get(t) ?? []
+    t.addressOfPeople = refs.length === 0 ? !t.orgHead : refs.some((r) => r.status === "person")
+    if (t.addressOfPeople) t.evidence = true
+  }
+  for (const t of tables) {
+    const what = t.status !== "none" ? `${t.status} table` : t.clinical ? "clinical record of a person" : t.criminal ? "criminal-justice record of a person" : t.linked ? "linked to a person" : t.lookup ? "lookup table" : "no person"
+    t.evidenceText = `table: ${what}`
+    const flags: ReadonlyArray<boolean> = [
+      t.lookup,
+      t.linked,
+      t.evidence,
+      t.satellite,
+      t.clinical,
+      t.criminal,
+      t.criminalSource,
+      t.addressOfPeople,
+      t.objectHead,
+      t.orgHead,
+      t.orgRow,
+      t.instrumentHead,
+      t.sessionHead && t.hasOnlineEvidence,
+      t.interactionHead,
+      t.recipientHead,
+      t.aggregate,
+      t.accountContext,
+      t.addressHead,
+      t.pkCount === 1
+    ]
+    let bits = t.status === "person" ? 1 : t.status === "mixed" ? 2 : t.status === "org" ? 3 : 0
+    for (let k = 0; k < flags.length; k++) if (flags[k]) bits |= 4 << k
+    t.sig = bits
+    t.asTarget =
+      (t.status === "person" ? 1 : 0) |
+      (t.instrumentHead && t.linked ? 2 : 0) |
+      (isOrgTarget(t) ? 4 : 0) |
+      (t.lookup ? 8 : 0) |
+      (t.addressHead ? 16 : 0)
+  }
+  return { tables, byId, byHead, clinicalSchemas, criminalSchemas }
+}
+
