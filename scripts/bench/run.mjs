@@ -1,11 +1,12 @@
 // `npm run bench`: builds (through the npm script), then runs the cold-start, scan and read-surface
 // benchmarks and prints one summary.
 //
-//   npm run bench [-- --only coldstart|scan|read] [--strict] [--quick]
+//   npm run bench [-- --only coldstart|scan|read|classify] [--strict] [--quick]
 //
 // --strict exits 1 when a target is missed (by default only a failing benchmark exits 1).
 // --quick is a smoke test of the harness (1,000 tables, one run each, 5 cold starts, short loads):
 // its numbers are not the benchmark's.
+import { classifyMissed, printClassify, runClassifyBench } from "./classify.mjs"
 import { printColdstart, runColdstartBench } from "./coldstart.mjs"
 import { printRead, runReadBench } from "./read.mjs"
 import { printScan, runScanBench } from "./scan.mjs"
@@ -27,6 +28,7 @@ const run = async (name, f) => {
 }
 await run("coldstart", () => runColdstartBench(quick ? ["--runs", "5"] : []))
 await run("scan", () => runScanBench(quick ? ["--tables", "1000", "--runs", "1", "--psql-runs", "3"] : []))
+await run("classify", () => runClassifyBench(quick ? ["--columns", "20000", "--runs", "1"] : []))
 await run("read", () => runReadBench(quick ? ["--tables", "1000", "--search-requests", "60", "--duration", "3", "--rounds", "1", "--mcp-calls", "50"] : []))
 
 console.log("\n══════════ Summary ══════════")
@@ -39,6 +41,9 @@ for (const o of outcomes) {
   if (o.name === "coldstart") {
     printColdstart(o.result, console.log, true)
     if (!o.result.target.met) missed++
+  } else if (o.name === "classify") {
+    printClassify(o.result, console.log, true)
+    if (classifyMissed(o.result)) missed++
   } else if (o.name === "read") {
     printRead(o.result, console.log, true)
     if (Object.values(o.result.targets).some((t) => !t.met)) missed++
