@@ -431,6 +431,32 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       }
     }
   }
+  // Keys spelled like a person table's own key (`gibbonPersonID`, `ser_matricula` → `matricula`), in schemas
+  // that declare no foreign keys: only distinctive key names (not `id`, `code`, `uuid`), and only one table's.
+  const personPks = new Map<string, TableInfo | null>()
+  for (const t of tables) {
+    if (t.status !== "person" || t.pkCount !== 1 || t.pkIndex < 0) continue
+    const pk = t.ds.columns[t.pkIndex]!.name.toLowerCase()
+    if (pk.length < 4 || t.names[t.pkIndex]!.bareId) continue
+    personPks.set(pk, personPks.has(pk) ? null : t)
+  }
+  if (personPks.size > 0) {
+    for (const t of tables) {
+      for (let j = 0; j < t.ds.columns.length; j++) {
+        const c = t.ds.columns[j]!
+        if (c.references !== null || c.isPrimaryKey || t.personKeys?.[j] !== undefined) continue
+        const name = c.name.toLowerCase()
+        let target = personPks.get(name)
+        if (target === undefined) {
+          const cut = name.indexOf("_")
+          if (cut > 0 && cut < 5) target = personPks.get(name.slice(cut + 1))
+        }
+        const family = t.families[j]!
+        if (target === undefined || target === null || target === t || family === "boolean" || family === "date" || family === "timestamp") continue
+        setPersonKey(t, j, `name:${target.ds.name}`)
+      }
+    }
+  }
   // Lookup tables: a category list with no person key.
   for (const t of tables) {
     t.lookup =

@@ -14,10 +14,10 @@ import { calibrationFile, calibrationFileText, loadCorpus, revisedOn, writtenOn 
 
 /**
  * Floors just below today's figures (2026-11-24), so they may only rise: on the 25 real applications the
- * rules were revised on (P 0.779, R 0.703), and on the 5 applications labelled after the rules were frozen
- * (P 0.861, R 0.568). Far from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
+ * rules were revised on (P 0.790, R 0.705), and on the 5 applications labelled after the rules were frozen
+ * (P 0.862, R 0.572). Far from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.76, recall: 0.68 }, heldOut: { precision: 0.84, recall: 0.55 } }
+const FLOOR = { revised: { precision: 0.77, recall: 0.69 }, heldOut: { precision: 0.84, recall: 0.56 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const corpusDir = path.join(root, "test/classifier/corpus")
