@@ -23,9 +23,9 @@ import { type TableInfo, type Source, namedTarget, refTarget, isOrgTarget } from
 
 // ---------------------------------------------------------------------------------------------
 
-export const round = (x: number): number => Math.round(Math.min(F.maxConfidence, Math.max(0.05, x)) * 100) / 100
+const round = (x: number): number => Math.round(Math.min(F.maxConfidence, Math.max(0.05, x)) * 100) / 100
 
-export const verdict = (
+const verdict = (
   value: ClassValue,
   rule: string,
   conf: number,
@@ -41,7 +41,7 @@ export const verdict = (
   evidence
 })
 
-export const valueKinds = new Set([
+const valueKinds = new Set([
   "identity",
   "contact",
   "address",
@@ -57,9 +57,9 @@ export const valueKinds = new Set([
 ])
 
 /** Kinds that describe the contact person in an organisation's row (not the organisation itself). */
-export const personLevelKinds = new Set(["identity", "descriptor", "bioDate", "behaviour", "content", "special", "criminal", "credential"])
+const personLevelKinds = new Set(["identity", "descriptor", "bioDate", "behaviour", "content", "special", "criminal", "credential"])
 
-export const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | null): boolean => {
+const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | null): boolean => {
   const content = e !== null && (e.kind === "content" || e.kind === "generic")
   switch (needs) {
     case "any":
@@ -81,16 +81,16 @@ export const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | nul
   }
 }
 
-export const orgLike = (t: TableInfo): boolean => t.status === "org" || t.status === "mixed" || (t.orgHead && t.status !== "person")
+const orgLike = (t: TableInfo): boolean => t.status === "org" || t.status === "mixed" || (t.orgHead && t.status !== "person")
 
-export const escalate = (t: TableInfo, cls: FlagClass): FlagClass => {
+const escalate = (t: TableInfo, cls: FlagClass): FlagClass => {
   if (cls !== "personal") return cls
   if (t.criminal) return "criminal"
   if (t.clinical) return "special"
   return cls
 }
 
-export interface EntryOutcome {
+interface EntryOutcome {
   readonly verdict: ColumnVerdict | null
   /** Why the best entry did not fire (a `not` verdict to use if nothing else decides). */
   readonly veto: ColumnVerdict | null
@@ -99,12 +99,12 @@ export interface EntryOutcome {
 }
 
 /** Try the vocabulary matches of a name (or comment clause, or struct type name) against the table and type. */
-export const evidenceOf = (source: string, n: NameInfo, m: MatchInfo): Array<string> => [
+const evidenceOf = (source: string, n: NameInfo, m: MatchInfo): Array<string> => [
   `${source}: ${n.all.join(" ")}`,
   `${m.phrase ? "phrase" : "token"} ${n.all.slice(m.start, m.end).join(" ")} → ${m.entry.category}`
 ]
 
-export const evaluateEntries = (
+const evaluateEntries = (
   t: TableInfo,
   n: NameInfo,
   family: TypeFamily,
@@ -244,7 +244,7 @@ export const evaluateEntries = (
   return { verdict: null, veto, typeVetoed }
 }
 
-export const contextVerdict = (t: TableInfo, ev: string): ColumnVerdict =>
+const contextVerdict = (t: TableInfo, ev: string): ColumnVerdict =>
   t.criminal
     ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.case", [ev, "attribute of a criminal-justice record about a person"])
     : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health", [ev, "attribute of a health record about a person"])

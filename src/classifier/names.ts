@@ -23,7 +23,7 @@ import { splitRaw } from "./tokenize.js"
 // Name analysis (pure function of the name; memoised)
 // ---------------------------------------------------------------------------------------------
 
-export interface Match {
+interface Match {
   readonly entry: Entry
   readonly start: number
   readonly end: number
@@ -104,11 +104,11 @@ export interface NameInfo {
   readonly keyCandidate: boolean
 }
 
-export const classRank: Record<FlagClass, number> = { personal: 1, special: 2, criminal: 3 }
+const classRank: Record<FlagClass, number> = { personal: 1, special: 2, criminal: 3 }
 export const personalPhoneWords = new Set(["home", "mobile", "cell", "private", "personal", "privat", "prive", "privado", "privato", "handy", "direct"])
-export const idLike = new Set(["id", "ids", "uuid", "guid", "key", "keys", "pk", "fk", "sk", "oid", "vid", "rowid"])
+const idLike = new Set(["id", "ids", "uuid", "guid", "key", "keys", "pk", "fk", "sk", "oid", "vid", "rowid"])
 /** Key markers that may lead a Romance or Dutch key name (`id_cliente`, `nr_klant`, `codice_paziente`). */
-export const firstKeyMarkers = new Set(["id", "nr", "no", "numero", "nummer", "cod", "codigo", "codice", "code", "ref"])
+const firstKeyMarkers = new Set(["id", "nr", "no", "numero", "nummer", "cod", "codigo", "codice", "code", "ref"])
 export const isDigit = (t: string): boolean => {
   if (t.length === 0) return false
   for (let i = 0; i < t.length; i++) {
@@ -119,9 +119,9 @@ export const isDigit = (t: string): boolean => {
 }
 
 /** Generic words (name, value, notes) rank below specific ones (gender, email) in the same column. */
-export const specificity = (e: Entry): number => (e.kind === "generic" || e.kind === "content" ? 0 : 1)
+const specificity = (e: Entry): number => (e.kind === "generic" || e.kind === "content" ? 0 : 1)
 
-export const findMatches = (all: ReadonlyArray<string>): Array<Match> => {
+const findMatches = (all: ReadonlyArray<string>): Array<Match> => {
   const out: Array<Match> = []
   const covered = new Array<boolean>(all.length).fill(false)
   const inPhrase = all.map((x) => phraseTokens.has(x))
@@ -153,9 +153,9 @@ export const findMatches = (all: ReadonlyArray<string>): Array<Match> => {
   return out
 }
 
-export const EMPTY: ReadonlyArray<string> = []
+const EMPTY: ReadonlyArray<string> = []
 
-export const modifierOfToken = (x: string, all: ReadonlyArray<string>, start: number): Modifier => {
+const modifierOfToken = (x: string, all: ReadonlyArray<string>, start: number): Modifier => {
   if (nouns.person.has(x) || nouns.role.has(x)) return "person"
   if (markers.recipient.has(x)) return "recipient"
   if (nouns.object.has(x) || nouns.lookupHead.has(x) || markers.systemModifiers.has(x)) return "object"
@@ -165,7 +165,7 @@ export const modifierOfToken = (x: string, all: ReadonlyArray<string>, start: nu
   return null
 }
 
-export const matchInfo = (all: ReadonlyArray<string>, m: Match): MatchInfo => {
+const matchInfo = (all: ReadonlyArray<string>, m: Match): MatchInfo => {
   let trailing: Array<string> | null = null
   let setting: string | undefined
   let thing: string | undefined
@@ -207,41 +207,41 @@ export const matchInfo = (all: ReadonlyArray<string>, m: Match): MatchInfo => {
   }
 }
 
-export const nameCache = new Map<string, NameInfo>()
+const nameCache = new Map<string, NameInfo>()
 
 // Per-token features as bits, computed once per distinct token (a name is then read with one Map
 // lookup per token instead of a dozen Set lookups).
-export const F_PERSON = 1 << 0
-export const F_ROLE = 1 << 1
-export const F_ORG = 1 << 2
-export const F_ACTIVITY = 1 << 3
-export const F_TRACKING = 1 << 4
-export const F_COUNT = 1 << 5
-export const F_VALIDITY = 1 << 6
-export const F_RECORDPTR = 1 << 7
-export const F_AUDIT = 1 << 8
-export const F_KEY = 1 << 9
-export const F_TRANSPARENT = 1 << 10
-export const F_TIME = 1 << 11
-export const F_NEGFLAG = 1 << 12
-export const F_NEGMETA = 1 << 13
-export const F_NEGPREFIX = 1 << 14
-export const F_BY = 1 << 15
-export const F_AUTHORVERB = 1 << 16
-export const F_AUTHORNOUN = 1 << 17
-export const F_TIMEFIRST = 1 << 18
-export const F_PK = 1 << 19
-export const F_CATEGORISING = 1 << 20
-export const F_PROCESSING = 1 << 21
-export const F_IDLIKE = 1 << 22
-export const F_DIGIT = 1 << 23
-export const F_FIRSTKEY = 1 << 24
-export const F_VOCAB = 1 << 25
+const F_PERSON = 1 << 0
+const F_ROLE = 1 << 1
+const F_ORG = 1 << 2
+const F_ACTIVITY = 1 << 3
+const F_TRACKING = 1 << 4
+const F_COUNT = 1 << 5
+const F_VALIDITY = 1 << 6
+const F_RECORDPTR = 1 << 7
+const F_AUDIT = 1 << 8
+const F_KEY = 1 << 9
+const F_TRANSPARENT = 1 << 10
+const F_TIME = 1 << 11
+const F_NEGFLAG = 1 << 12
+const F_NEGMETA = 1 << 13
+const F_NEGPREFIX = 1 << 14
+const F_BY = 1 << 15
+const F_AUTHORVERB = 1 << 16
+const F_AUTHORNOUN = 1 << 17
+const F_TIMEFIRST = 1 << 18
+const F_PK = 1 << 19
+const F_CATEGORISING = 1 << 20
+const F_PROCESSING = 1 << 21
+const F_IDLIKE = 1 << 22
+const F_DIGIT = 1 << 23
+const F_FIRSTKEY = 1 << 24
+const F_VOCAB = 1 << 25
 
 /** Features of every known token, computed once at module load; unknown tokens have none. */
-export const knownFeatures = new Map<string, number>()
-export const featuresOf = (t: string): number => knownFeatures.get(t) ?? (isDigit(t) ? F_DIGIT : 0)
-export const computeFeatures = (t: string): number => {
+const knownFeatures = new Map<string, number>()
+const featuresOf = (t: string): number => knownFeatures.get(t) ?? (isDigit(t) ? F_DIGIT : 0)
+const computeFeatures = (t: string): number => {
   let f = 0
   if (nouns.person.has(t)) f |= F_PERSON
   if (nouns.role.has(t)) f |= F_ROLE
@@ -271,7 +271,7 @@ export const computeFeatures = (t: string): number => {
   return f
 }
 // Every word any rule looks at is "known" (a name made only of other words is blank).
-export const F_KNOWN = 1 << 26
+const F_KNOWN = 1 << 26
 for (const set of [
   ...Object.values(nouns),
   ...Object.values(markers),
@@ -285,7 +285,7 @@ for (const set of [
   for (const t of set) if (!knownFeatures.has(t)) knownFeatures.set(t, computeFeatures(t) | F_KNOWN)
 }
 
-export const noMatches: ReadonlyArray<MatchInfo> = []
+const noMatches: ReadonlyArray<MatchInfo> = []
 
 /**
  * Names are analysed by their shape: their tokens, without digits (unless a phrase needs them, as in
@@ -293,9 +293,9 @@ export const noMatches: ReadonlyArray<MatchInfo> = []
  * `col_17_3`, `col_2_9` share one analysis, and a source of generated names costs little more than
  * a source of a few hundred distinct ones.
  */
-export const shapeCache = new Map<string, NameInfo>()
+const shapeCache = new Map<string, NameInfo>()
 export const CACHE_LIMIT = 50_000
-export const BLANK = "\u2205"
+const BLANK = "\u2205"
 
 export const analyzeName = (name: string): NameInfo => {
   const cached = nameCache.get(name)
@@ -331,7 +331,7 @@ export const analyzeName = (name: string): NameInfo => {
   return info
 }
 
-export const analyzeShape = (shape: string): NameInfo => {
+const analyzeShape = (shape: string): NameInfo => {
   const plural = shape.endsWith(" |plural")
   const all: ReadonlyArray<string> = shape === BLANK ? [] : (plural ? shape.slice(0, -8) : shape).split(" ")
   const name = shape
@@ -455,12 +455,12 @@ export const analyzeShape = (shape: string): NameInfo => {
 }
 
 // Comments: the first clause is read like a column name ("The contact's IP address when …").
-export const commentKinds = new Set(["identity", "contact", "officialId", "online", "bioDate", "special", "criminal", "financial", "descriptor"])
-export const negationInComment = /^\s*(whether|if |true |indicates|flag|the number of|number of|count of|the count|total number|a list of|list of|the type|type of|the status|status of)/i
-export const leadingPreposition = /^\s*(for|if|when|in|on|with|only|used|set|see|a |an |one of|possible|may|can|will|should|must|deprecated)\b/i
-export const clauseEnd = /[.;:,(\n]|\s(when|where|that|which|who|whose|if|for|of|in|to|from|with|by|on|at|as|used|is|was|are|will|can|and|or|but)\s/i
+const commentKinds = new Set(["identity", "contact", "officialId", "online", "bioDate", "special", "criminal", "financial", "descriptor"])
+const negationInComment = /^\s*(whether|if |true |indicates|flag|the number of|number of|count of|the count|total number|a list of|list of|the type|type of|the status|status of)/i
+const leadingPreposition = /^\s*(for|if|when|in|on|with|only|used|set|see|a |an |one of|possible|may|can|will|should|must|deprecated)\b/i
+const clauseEnd = /[.;:,(\n]|\s(when|where|that|which|who|whose|if|for|of|in|to|from|with|by|on|at|as|used|is|was|are|will|can|and|or|but)\s/i
 
-export const commentCache = new Map<string, NameInfo | null>()
+const commentCache = new Map<string, NameInfo | null>()
 export const analyzeComment = (comment: string): NameInfo | null => {
   const cached = commentCache.get(comment)
   if (cached !== undefined) return cached
@@ -481,7 +481,7 @@ export const analyzeComment = (comment: string): NameInfo | null => {
   return result
 }
 
-export const typeNameCache = new Map<string, NameInfo>()
+const typeNameCache = new Map<string, NameInfo>()
 export const analyzeTypeName = (type: string): NameInfo => {
   const cached = typeNameCache.get(type)
   if (cached !== undefined) return cached

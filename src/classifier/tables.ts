@@ -21,7 +21,7 @@ import { type NameInfo, isDigit, CACHE_LIMIT, analyzeName } from "./names.js"
 // Table analysis
 // ---------------------------------------------------------------------------------------------
 
-export type PersonStatus = "person" | "mixed" | "org" | "none"
+type PersonStatus = "person" | "mixed" | "org" | "none"
 
 export interface TableInfo {
   readonly ds: RawDataset
@@ -86,7 +86,7 @@ export interface TableInfo {
 }
 
 /** What a table's name says, memoised by the name without digits (partitions, copies share one). */
-export interface TableName {
+interface TableName {
   readonly tokens: ReadonlyArray<string>
   readonly head: string
   readonly aggregate: boolean
@@ -106,9 +106,9 @@ export interface TableName {
   readonly criminalWeak: boolean
   readonly personInTableName: boolean
 }
-export const tableNameCache = new Map<string, TableName>()
+const tableNameCache = new Map<string, TableName>()
 
-export const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
+const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   const raw = tokenizer.tokens(name)
   let key = keepWeak ? "1" : "0"
   for (const x of raw) if (!isDigit(x)) key += ` ${x}`
@@ -141,7 +141,7 @@ export const analyzeTableName = (name: string, keepWeak: boolean): TableName => 
   return info
 }
 
-export const tableTokens = (all: ReadonlyArray<string>, keepWeak: boolean): { tokens: Array<string>; aggregate: boolean } => {
+const tableTokens = (all: ReadonlyArray<string>, keepWeak: boolean): { tokens: Array<string>; aggregate: boolean } => {
   let toks = all.filter((t) => !isDigit(t) && !nouns.decoration.has(t))
   let aggregate = all.some((t) => nouns.aggregate.has(t))
   // `sales_by_store`, `email_metrics_by_contact_list`: an aggregate, named by what it measures —
@@ -186,7 +186,7 @@ export const identityCategory = (e: Entry): string | null => {
   }
 }
 
-export const buildTable = (ds: RawDataset): TableInfo => {
+const buildTable = (ds: RawDataset): TableInfo => {
   const cols = ds.columns
   const names = new Array<NameInfo>(cols.length)
   const families = new Array<TypeFamily>(cols.length)
@@ -298,15 +298,15 @@ export const buildTable = (ds: RawDataset): TableInfo => {
   return t
 }
 
-export const signalBits: Record<string, number> = { first: 1, last: 2, full: 4, birth: 8, gender: 16, email: 32, phone: 64, nid: 128, username: 256 }
+const signalBits: Record<string, number> = { first: 1, last: 2, full: 4, birth: 8, gender: 16, email: 32, phone: 64, nid: 128, username: 256 }
 
-export const setPersonKey = (t: TableInfo, j: number, why: string): void => {
+const setPersonKey = (t: TableInfo, j: number, why: string): void => {
   if (t.personKeys === null) t.personKeys = new Array<string | undefined>(t.ds.columns.length)
   if (t.personKeys[j] === undefined) t.personKeyCount++
   t.personKeys[j] = why
 }
 
-export const lookupShape = (t: TableInfo): boolean => {
+const lookupShape = (t: TableInfo): boolean => {
   if (t.ds.columns.length > 8) return false
   let keys = 0
   for (const n of t.names) if (n.idTail || n.bareId || n.keyNoun !== null) keys++
@@ -322,9 +322,9 @@ export interface Source {
 }
 
 /** Tables by schema, then by a key (their name, or their head noun). */
-export type BySchema = Map<string, Map<string, TableInfo>>
-export const lookup2 = (m: BySchema, schema: string, key: string): TableInfo | undefined => m.get(schema)?.get(key)
-export const put2 = (m: BySchema, schema: string, key: string, t: TableInfo, overwrite: boolean): void => {
+type BySchema = Map<string, Map<string, TableInfo>>
+const lookup2 = (m: BySchema, schema: string, key: string): TableInfo | undefined => m.get(schema)?.get(key)
+const put2 = (m: BySchema, schema: string, key: string, t: TableInfo, overwrite: boolean): void => {
   let inner = m.get(schema)
   if (inner === undefined) {
     inner = new Map()
@@ -339,7 +339,7 @@ export const namedTarget = (byHead: BySchema, t: TableInfo, noun: string): Table
 export const refTarget = (src: Source, col: RawColumn): TableInfo | undefined =>
   col.references === null ? undefined : lookup2(src.byId, col.references.schema, col.references.table)
 
-export const isPersonTarget = (t: TableInfo | undefined): boolean => t !== undefined && t.status === "person"
+const isPersonTarget = (t: TableInfo | undefined): boolean => t !== undefined && t.status === "person"
 export const isOrgTarget = (t: TableInfo | undefined): boolean => t !== undefined && (t.status === "org" || t.status === "mixed" || t.orgRow)
 
 // ---------------------------------------------------------------------------------------------
