@@ -1,7 +1,8 @@
 /**
- * The labelled corpus (test/classifier/corpus + labels), the training of the classifier's second stage
- * (src/classifier/model.ts) and the figures it is judged by. Used by `npm run classifier:train`,
- * `npm run classifier:eval` and the evaluation test. Deterministic: the same corpus gives the same model.
+ * The labelled corpus (test/classifier/corpus + labels), the classifier's calibration fitted on it, the
+ * training of the experimental second stage (scripts/classifier/model.ts) and the figures they are judged
+ * by. Used by `npm run classifier:train`, `npm run classifier:eval` and the evaluation test.
+ * Deterministic: the same corpus and rules give the same calibration and the same model.
  */
 import { parse } from "csv-parse/sync"
 import * as crypto from "node:crypto"
@@ -41,11 +42,24 @@ export interface Example {
   readonly label: Label
   readonly type: string
   readonly engine: ColumnVerdict
+  /** The second-stage model's features (empty when loaded without them). */
   readonly features: ReadonlyArray<string>
 }
 
-/** Every labelled application, each column with the engine's verdict and its features. */
-export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example> => {
+/** A classifier: the rules before calibration (`judgeSource`) or the shipped one (`classifySource`). */
+export type Classify = (datasets: ReadonlyArray<RawDataset>) => ReadonlyArray<ReadonlyArray<ColumnVerdict>>
+
+export interface LoadOptions {
+  /** Only these applications (default: every labelled one). */
+  readonly only?: ReadonlyArray<string>
+  /** How the columns are judged: the rules before calibration (default), or the shipped classifier. */
+  readonly classify?: Classify
+  /** Compute the model's features (default true; calibration and the evaluation test need none). */
+  readonly features?: boolean
+}
+
+/** Every labelled application, each column with the classifier's verdict and, if asked, its features. */
+export const loadCorpus = ({ only, classify = judgeSource, features: withFeatures = true }: LoadOptions = {}): ReadonlyArray<Example> => {
   const out: Array<Example> = []
   for (const file of fs.readdirSync(labelsDir).filter((f) => f.endsWith(".csv")).sort()) {
     const app = file.replace(/\.csv$/, "")
@@ -54,8 +68,8 @@ export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example>
     if (!fs.existsSync(corpusFile)) continue
     const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
     const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
-    const verdicts = judgeSource(datasets)
-    const features = sourceFeatures(datasets, verdicts)
+    const verdicts = classify(datasets)
+    const features = withFeatures ? sourceFeatures(datasets, verdicts) : datasets.map((ds) => ds.columns.map(() => []))
     const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
     datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
     for (const label of labels) {
@@ -70,12 +84,14 @@ export const loadCorpus = (only?: ReadonlyArray<string>): ReadonlyArray<Example>
 export const calibrationOf = (examples: ReadonlyArray<Example>, version: string): Calibration =>
   fitCalibration(examples.map((e) => ({ verdict: e.engine, right: e.engine.value === e.label.label })), version)
 
-/** The text of src/classifier/data/calibration.json fitted on every labelled column (deterministic). */
+/**
+ * The text of src/classifier/data/calibration.json fitted on every labelled column (deterministic). Its
+ * version names what was fitted (the counts), so a rule change that moves a count changes it too.
+ */
 export const calibrationFileText = (examples: ReadonlyArray<Example>): string => {
-  const digest = crypto.createHash("sha256")
-  for (const e of examples) digest.update(`${e.app}\u0000${e.label.schema}\u0000${e.label.table}\u0000${e.label.column}\u0000${e.label.label}\n`)
-  const calibration = calibrationOf(examples, `corpus-${digest.digest("hex").slice(0, 12)}`)
-  return JSON.stringify(calibration, null, 1).replace(/\[\n\s+(\d+),\n\s+(\d+)\n\s+\]/g, "[$1, $2]") + "\n"
+  const { families, rules, k } = calibrationOf(examples, "")
+  const version = `counts-${crypto.createHash("sha256").update(JSON.stringify({ k, families, rules })).digest("hex").slice(0, 12)}`
+  return JSON.stringify({ version, k, families, rules }, null, 1).replace(/\[\n\s+(\d+),\n\s+(\d+)\n\s+\]/g, "[$1, $2]") + "\n"
 }
 export const calibrationFile = path.join(root, "src/classifier/data/calibration.json")
 

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { apps, calibrationFile, calibrationFileText, loadCorpus, root } from "./lib.js"
 
-const examples = loadCorpus()
+const examples = loadCorpus({ features: false })
 const text = calibrationFileText(examples)
 if (process.argv.includes("--check")) {
   const same = fs.existsSync(calibrationFile) && fs.readFileSync(calibrationFile, "utf8") === text

@@ -37,10 +37,6 @@ import { classifyColumn } from "./judge.js"
 import { applyCalibration, type Calibration, decodeCalibration } from "./calibrate.js"
 import calibrationData from "./data/calibration.json" with { type: "json" }
 
-/**
- * Classify every column of a source. The result is aligned with the input:
- * `result[i][j]` is the verdict of `datasets[i].columns[j]`.
- */
 /** Memoised verdicts of one name shape in tables of one signature. */
 interface MemoEntry {
   readonly slots: Array<ColumnVerdict | undefined>

@@ -5,38 +5,22 @@
  * criminal, a calibration table, and writes every disagreement to test-artifacts/classifier-errors.csv.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { parse } from "csv-parse/sync"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
+import type { ClassValue, ColumnVerdict } from "../../src/domain/Metadata.js"
 import { classifySource } from "../../src/classifier/engine.js"
-import { calibrationFile, calibrationFileText, loadCorpus, revisedOn, writtenOn } from "../../scripts/classifier/lib.js"
+import { calibrationFile, calibrationFileText, type Label, loadCorpus, revisedOn, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
 
 /**
  * Floors just below today's figures (2026-11-24), so they may only rise: on the 25 real applications the
- * rules were revised on (P 0.790, R 0.705), and on the 5 applications labelled after the rules were frozen
+ * rules were revised on (P 0.791, R 0.710), and on the 5 applications labelled after the rules were frozen
  * (P 0.862, R 0.572). Far from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
 const FLOOR = { revised: { precision: 0.77, recall: 0.69 }, heldOut: { precision: 0.84, recall: 0.56 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
-const corpusDir = path.join(root, "test/classifier/corpus")
-const labelsDir = path.join(root, "test/classifier/labels")
 const artifacts = path.join(root, "test-artifacts")
 
-interface Corpus {
-  readonly name: string
-  readonly origin: string
-  readonly datasets: ReadonlyArray<RawDataset>
-}
-interface Label {
-  readonly schema: string
-  readonly table: string
-  readonly column: string
-  readonly label: ClassValue
-  readonly category: string
-  readonly rationale: string
-}
 interface Scored {
   readonly corpus: string
   readonly label: Label
@@ -68,32 +52,9 @@ const csvCell = (s: string | number | null): string => {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v
 }
 
-const loadAll = (): ReadonlyArray<Scored> => {
-  if (!fs.existsSync(labelsDir) || !fs.existsSync(corpusDir)) return []
-  const out: Array<Scored> = []
-  for (const file of fs.readdirSync(labelsDir).filter((f) => f.endsWith(".csv")).sort()) {
-    const name = file.replace(/\.csv$/, "")
-    const corpusFile = path.join(corpusDir, `${name}.json`)
-    if (!fs.existsSync(corpusFile)) continue
-    const corpus = JSON.parse(fs.readFileSync(corpusFile, "utf8")) as Corpus
-    const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), {
-      columns: true,
-      skip_empty_lines: true,
-      bom: true
-    }) as Array<Label>
-    const verdicts = classifySource(corpus.datasets)
-    const index = new Map<string, { verdict: ColumnVerdict; type: string }>()
-    corpus.datasets.forEach((ds, i) =>
-      ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { verdict: verdicts[i]![j]!, type: c.type }))
-    )
-    for (const label of labels) {
-      const hit = index.get(`${label.schema}\u0000${label.table}\u0000${label.column}`)
-      if (hit === undefined) continue
-      out.push({ corpus: name, label, type: hit.type, verdict: hit.verdict })
-    }
-  }
-  return out
-}
+/** Every labelled column with the shipped classifier's verdict (scripts/classifier/lib.ts reads the corpus). */
+const loadAll = (): ReadonlyArray<Scored> =>
+  loadCorpus({ classify: classifySource, features: false }).map((e) => ({ corpus: e.app, label: e.label, type: e.type, verdict: e.engine }))
 
 describe("classifier evaluation on the labelled corpus", () => {
   const everything = loadAll()
@@ -102,7 +63,7 @@ describe("classifier evaluation on the labelled corpus", () => {
   // Each group is judged on its own.
   const scored = everything.filter((s) => writtenOn.has(s.corpus))
   const revised = everything.filter((s) => revisedOn.has(s.corpus))
-  const heldOut = everything.filter((s) => !writtenOn.has(s.corpus) && !revisedOn.has(s.corpus))
+  const heldOut = everything.filter((s) => !tunedOn.has(s.corpus))
 
   const floor = (group: ReadonlyArray<Scored>, name: string, min: { readonly precision: number; readonly recall: number }) => {
     const bin = emptyCounts()
@@ -123,8 +84,9 @@ describe("classifier evaluation on the labelled corpus", () => {
   })
 
   it("the shipped calibration is the one the corpus gives (npm run classifier:train)", () => {
-    expect(fs.readFileSync(calibrationFile, "utf8")).toBe(calibrationFileText(loadCorpus()))
-  }, 60_000)
+    // The fit reads each verdict's class and rule, which calibration does not change.
+    expect(fs.readFileSync(calibrationFile, "utf8")).toBe(calibrationFileText(everything.map((s) => ({ app: s.corpus, label: s.label, type: s.type, engine: s.verdict, features: [] }))))
+  })
 
   it("reaches ≥ 0.90 precision and recall for personal-type vs not, and finds special/criminal", () => {
     if (scored.length === 0) {
