@@ -65,6 +65,8 @@ export interface Entry {
   /** `<entry>_id`: the value itself (gender_id, session_id) or a key of a non-person record (address_id). */
   readonly idIsValue: boolean
   readonly onDate: { readonly category: string; readonly confidence: number } | null
+  /** The reading of a decimal-typed column (a `note float` is a mark, not a note). */
+  readonly onNumber: { readonly category: string; readonly confidence: number } | null
 }
 
 interface KindSpec {
@@ -86,6 +88,7 @@ interface RawEntry {
   readonly tokens?: ReadonlyArray<string>
   readonly phrases?: ReadonlyArray<ReadonlyArray<string>>
   readonly onDate?: { readonly category: string; readonly confidence: number }
+  readonly onNumber?: { readonly category: string; readonly confidence: number }
   readonly idSuffix?: string
 }
 
@@ -214,7 +217,8 @@ for (const raw of rawEntries) {
     orgSuppress: spec.org === "suppress",
     bare: spec.bare,
     idIsValue: (raw.idSuffix ?? spec.idSuffix) === "value",
-    onDate: raw.onDate ?? null
+    onDate: raw.onDate ?? null,
+    onNumber: raw.onNumber ?? null
   }
   const register = (tokens: ReadonlyArray<string>): void => {
     if (tokens.length === 0) return

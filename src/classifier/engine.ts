@@ -23,6 +23,8 @@
  *  4. Context: categorising columns and dates of a clinical (criminal) record → special (criminal);
  *     people's address tables, a person's history and activity metrics → personal.
  *  5. Weaker evidence last: the column comment's first clause and a named struct type; else `not`.
+ *  6. Second stage (model.ts): a logistic regression trained on the labelled corpus re-reads every `not`
+ *     in its table's light and flags it when at least `threshold` sure (rule `model:<feature>`).
  * Special/criminal outrank personal when several entries match; confidence is the entry's base,
  * lowered by weak contexts and trailing unknown words, raised slightly in confirmed person tables.
  */
@@ -32,10 +34,12 @@ import {
   type TypeFamily
 } from "./compile.js"
 import { type NameInfo } from "./names.js"
-import { namedTarget, refTarget, prepareSource } from "./tables.js"
+import { namedTarget, refTarget, prepareSource, type Source } from "./tables.js"
 import { classifyColumn } from "./judge.js"
 import { applyCalibration, type Calibration, decodeCalibration } from "./calibrate.js"
+import { decodeModel, type ModelWeights, secondStage } from "./model.js"
 import calibrationData from "./data/calibration.json" with { type: "json" }
+import modelData from "./data/model.json" with { type: "json" }
 
 /** Memoised verdicts of one name shape in tables of one signature. */
 interface MemoEntry {
@@ -47,17 +51,31 @@ interface MemoEntry {
 }
 
 const calibration: Calibration = decodeCalibration(calibrationData)
+const model: ModelWeights = decodeModel(modelData)
+
+/** The versions of the learnt data files (part of the classifier's version: a retraining redoes stored verdicts). */
+export const learntVersions = { calibration: calibration.version, model: model.version } as const
 
 /**
- * The verdicts of every column of a source, with the rules' confidence calibrated on the labelled corpus
- * (calibrate.ts). `result[i][j]` is the verdict of `datasets[i].columns[j]`.
+ * The verdicts of every column of a source: the rules, then the second stage (model.ts) on the rules'
+ * `not`s, with every confidence calibrated on the labelled corpus (calibrate.ts). `result[i][j]` is the
+ * verdict of `datasets[i].columns[j]`.
  */
-export const classifySource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> =>
-  applyCalibration(calibration, judgeSource(datasets))
-
-/** The rules' verdicts with their hand-set confidence, before calibration (what `npm run classifier:train` fits on). */
-export const judgeSource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => {
+export const classifySource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => {
   const src = prepareSource(datasets)
+  return applyCalibration(calibration, secondStage(model, src.tables, judgePrepared(src)))
+}
+
+/** The rules' verdicts with their hand-set confidence, before the second stage and calibration. */
+export const judgeSource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => judgePrepared(prepareSource(datasets))
+
+/** The rules' verdicts and the table pass they were judged in (what `npm run classifier:train` learns from). */
+export const judgeWithTables = (datasets: ReadonlyArray<RawDataset>): { readonly src: Source; readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>> } => {
+  const src = prepareSource(datasets)
+  return { src, verdicts: judgePrepared(src) }
+}
+
+const judgePrepared = (src: Source): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => {
   // The same column (name shape, type family, keys) in tables of the same kind gets the same verdict:
   // memoise on everything classifyColumn reads, so a 10,000-table source costs little more than its
   // distinct column shapes. Keys are objects and small integers, never built strings.

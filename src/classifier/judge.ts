@@ -179,6 +179,9 @@ const evaluateEntries = (
     if (isDate && e.onDate !== null) {
       category = e.onDate.category
       conf = e.onDate.confidence
+    } else if (family === "numeric" && e.onNumber !== null && trailing.length === 0 && !n.count) {
+      category = e.onNumber.category
+      conf = e.onNumber.confidence
     } else if (e.veto.has(family)) {
       if (typeVetoed === null) typeVetoed = e
       reject(m, `type-veto:${family}`, C.typeVeto, "sql-type", `type ${family} cannot hold it`)
@@ -278,8 +281,9 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
     return verdict("not", "pk:non-person", C.pkNonPerson, "primary-key", null, [tableEv, "surrogate key of a non-person record"])
   }
 
-  // 2. Keys of people: a declared foreign key to a person table, or a name-based person key.
-  if (personKey !== undefined) {
+  // 2. Keys of people: a declared foreign key to a person table, or a name-based person key (a login used
+  // as the key keeps its own vocabulary verdict below).
+  if (personKey !== undefined && !personKey.startsWith("value:")) {
     if (personKey.startsWith("fk:")) {
       return verdict("personal", "fk:person-table", C.fkPersonTable, "foreign-key", "identifier.person_key", ["references a table about people"])
     }

@@ -62,6 +62,8 @@ export interface TableInfo {
   status: PersonStatus
   orgRow: boolean
   linked: boolean
+  /** Linked by a key of a person (not only by a login value). */
+  keyLinked: boolean
   evidence: boolean
   satellite: boolean
   clinical: boolean
@@ -255,6 +257,7 @@ const buildTable = (ds: RawDataset): TableInfo => {
     linked: false,
     evidence: false,
     satellite: false,
+    keyLinked: false,
     clinical: false,
     criminal: false,
     criminalSource: false,
@@ -457,6 +460,19 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       }
     }
   }
+  // A person's login or username in a table that is not itself about people (`notes.login`,
+  // `sanctions.user_login`) is how the record points at its person: a person key, like `user_id`.
+  for (const t of tables) {
+    if (t.status === "person" || t.aggregate) continue
+    for (let j = 0; j < t.ds.columns.length; j++) {
+      const n = t.names[j]!
+      if (t.personKeys?.[j] !== undefined || t.ds.columns[j]!.references !== null || n.author || n.tokens.length > 2) continue
+      if (t.families[j] !== "text" || n.negFlag !== null || n.negMeta !== null || n.negPrefix !== null || n.time) continue
+      const m = n.matches[0]
+      if (m === undefined || (m.entry.id !== "login" && m.entry.id !== "username") || m.trailing.length > 0) continue
+      setPersonKey(t, j, `value:${m.entry.id}`)
+    }
+  }
   // Lookup tables: a category list with no person key.
   for (const t of tables) {
     t.lookup =
@@ -469,13 +485,18 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     // Keys of the people a record is about link it; keys of people who act on it (author, organizer,
     // instructor, assignee) do not.
     let subjectKeys = 0
+    let loginKeys = 0
     const pk = t.personKeys
     if (pk !== null) for (let j = 0; j < pk.length; j++) {
-      if (pk[j] === undefined) continue
+      const why = pk[j]
+      if (why === undefined) continue
       const n = t.names[j]!
-      if (!n.author && !n.actorKey) subjectKeys++
+      if (why.startsWith("value:")) loginKeys++
+      else if (!n.author && !n.actorKey) subjectKeys++
     }
-    t.linked = subjectKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
+    t.linked = subjectKeys > 0 || loginKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
+    // A login makes a record a person's, but only real keys make it a clinical or criminal record of one.
+    t.keyLinked = subjectKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
     const ownId = t.ownIdName || (t.pkIndex >= 0 && t.personKeys?.[t.pkIndex] === undefined)
     const validityCols = t.validityCols
     const clinicalOrCriminalTable =
@@ -494,7 +515,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
   const criminalTable = (t: TableInfo): boolean => t.criminalStrong || (t.criminalWeak && (criminalSchemas.has("*") || keyedTo(t, (x) => x.criminalStrong)))
   for (const t of tables) {
     t.criminalSource = criminalSchemas.has("*")
-    const usable = t.linked && t.status !== "person" && !t.satellite && !t.lookup
+    const usable = t.keyLinked && t.status !== "person" && !t.satellite && !t.lookup
     t.criminal = usable && criminalTable(t)
     t.clinical = usable && clinicalTable(t) && !t.criminal
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ClassValue, ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
-import { classifySource, tokensOf } from "../../src/classifier/engine.js"
+import { classifySource, judgeSource, tokensOf } from "../../src/classifier/engine.js"
 import { createTokenizer, fold, splitRaw } from "../../src/classifier/tokenize.js"
 import { Classifier } from "../../src/services/Classifier.js"
 import { ClassifierLive } from "../../src/layers/ClassifierLive.js"
@@ -39,9 +39,12 @@ const table = (name: string, columns: ReadonlyArray<string>, schema = "public"):
   dependsOn: []
 })
 
-/** Classify a source and look verdicts up by `table.column`. */
+/**
+ * Judge a source by the rules and look verdicts up by `table.column`. These tests pin the rules; what the
+ * second stage adds on top of them is tested in model.test.ts.
+ */
 const run = (datasets: ReadonlyArray<RawDataset>): ((key: string) => ColumnVerdict) => {
-  const verdicts = classifySource(datasets)
+  const verdicts = judgeSource(datasets)
   const index = new Map<string, ColumnVerdict>()
   datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.name}.${c.name}`, verdicts[i]![j]!)))
   return (key) => {

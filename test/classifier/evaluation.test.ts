@@ -8,15 +8,16 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ClassValue, ColumnVerdict } from "../../src/domain/Metadata.js"
-import { classifySource } from "../../src/classifier/engine.js"
-import { calibrationFile, calibrationFileText, type Label, loadCorpus, revisedOn, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
+import { calibratedConfidence } from "../../src/classifier/calibrate.js"
+import { calibrationFile, calibrationFileText, calibrationOf, crossFitted, type Label, loadCorpus, modelFile, modelFileText, revisedOn, trainModel, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
 
 /**
- * Floors just below today's figures (2026-11-24), so they may only rise: on the 25 real applications the
- * rules were revised on (P 0.791, R 0.710), and on the 5 applications labelled after the rules were frozen
- * (P 0.862, R 0.572). Far from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
+ * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
+ * may only rise: on the 30 real applications the rules were revised on (P 0.786, R 0.738), and on the 8
+ * applications labelled while the rules and the second stage's design were frozen (P 0.710, R 0.635). Far
+ * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.77, recall: 0.69 }, heldOut: { precision: 0.84, recall: 0.56 } }
+const FLOOR = { revised: { precision: 0.76, recall: 0.72 }, heldOut: { precision: 0.69, recall: 0.61 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const artifacts = path.join(root, "test-artifacts")
@@ -52,13 +53,26 @@ const csvCell = (s: string | number | null): string => {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v
 }
 
-/** Every labelled column with the shipped classifier's verdict (scripts/classifier/lib.ts reads the corpus). */
-const loadAll = (): ReadonlyArray<Scored> =>
-  loadCorpus({ classify: classifySource, features: false }).map((e) => ({ corpus: e.app, label: e.label, type: e.type, verdict: e.engine }))
+// Every labelled column with the classifier's verdict leave-one-application-out: the second stage trained
+// without the application, the calibration fitted without it (scripts/classifier/lib.ts, as in
+// `npm run classifier:eval`). The same cross-fitted verdicts are what the shipped calibration is fitted on.
+const examples = loadCorpus()
+const cross = crossFitted(examples)
+
+const loadAll = (): ReadonlyArray<Scored> => {
+  const out: Array<Scored> = []
+  for (const app of new Set(cross.map((c) => c.app))) {
+    const calibration = calibrationOf(cross.filter((c) => c.app !== app), `without-${app}`)
+    cross.forEach((c, i) => {
+      if (c.app === app) out.push({ corpus: app, label: c.label, type: examples[i]!.type, verdict: { ...c.verdict, confidence: calibratedConfidence(calibration, c.verdict) } })
+    })
+  }
+  return out
+}
 
 describe("classifier evaluation on the labelled corpus", () => {
   const everything = loadAll()
-  // The rules were written against the 15 fixture corpora and revised against 25 real applications; every
+  // The rules were written against the 15 fixture corpora and revised against 30 real applications; every
   // other application was labelled after the rules were frozen and is held out (scripts/classifier/lib.ts).
   // Each group is judged on its own.
   const scored = everything.filter((s) => writtenOn.has(s.corpus))
@@ -83,9 +97,10 @@ describe("classifier evaluation on the labelled corpus", () => {
     floor(heldOut, "held-out applications", FLOOR.heldOut)
   })
 
-  it("the shipped calibration is the one the corpus gives (npm run classifier:train)", () => {
-    // The fit reads each verdict's class and rule, which calibration does not change.
-    expect(fs.readFileSync(calibrationFile, "utf8")).toBe(calibrationFileText(everything.map((s) => ({ app: s.corpus, label: s.label, type: s.type, engine: s.verdict, features: [] }))))
+  it("the shipped second stage and calibration are the ones the corpus gives (npm run classifier:train)", () => {
+    expect(cross.every((c, i) => c.label === examples[i]!.label)).toBe(true)
+    expect(fs.readFileSync(modelFile, "utf8")).toBe(modelFileText(trainModel(examples)))
+    expect(fs.readFileSync(calibrationFile, "utf8")).toBe(calibrationFileText(cross))
   })
 
   it("reaches ≥ 0.90 precision and recall for personal-type vs not, and finds special/criminal", () => {
