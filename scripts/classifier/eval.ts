@@ -72,10 +72,11 @@ const count = (pred: (a: string) => boolean) => scoreApps.filter((a) => all.incl
 lines.push("-".repeat(header.length))
 lines.push(row("ALL", totals.all.classifier, totals.all.rules))
 lines.push(row(`revised on (${count((a) => revisedOn.has(a))} applications)`, totals.revisedOn.classifier, totals.revisedOn.rules))
-lines.push(row(`HELD OUT from the rules (${count((a) => !tunedOn.has(a))})`, totals.heldOut.classifier, totals.heldOut.rules))
+const heldOutApps = count((a) => !tunedOn.has(a))
+lines.push(heldOutApps === 0 ? "HELD OUT from the rules: none (every labelled application has been revised on; label new ones to judge again)" : row(`HELD OUT from the rules (${heldOutApps})`, totals.heldOut.classifier, totals.heldOut.rules))
 const full = (name: string, f: Figures): string =>
   `  ${name.padEnd(38)} P ${pct(f.precision)}  R ${pct(f.recall)}  F1 ${pct(f.f1)}  exact ${pct(f.exact)}  special R ${pct(f.special.recall)} (${f.special.n})  criminal R ${pct(f.criminal.recall)} (${f.criminal.n})  ECE ${f.ece.toFixed(3)}`
-lines.push("", "held out from the rules (labelled after they were frozen), in full:", full("classifier (LOAO)", totals.heldOut.classifier), full("rules alone (LOAO calibration)", totals.heldOut.rules))
+if (heldOutApps > 0) lines.push("", "held out from the rules (labelled after they were frozen), in full:", full("classifier (LOAO)", totals.heldOut.classifier), full("rules alone (LOAO calibration)", totals.heldOut.rules))
 lines.push("all applications, in full:", full("classifier (LOAO)", totals.all.classifier), full("rules alone (LOAO calibration)", totals.all.rules))
 const rel = reliability(classifier)
 lines.push("", "reliability (the classifier, leave-one-application-out): confidence bin → mean confidence, share right")

@@ -1,4 +1,5 @@
-// Rewrites src/classifier/data/*.json in the house layout: objects one key per line, arrays of
+// Rewrites the hand-written src/classifier/data/*.json in the house layout (not model.json and calibration.json, which
+// npm run classifier:train writes): objects one key per line, arrays of
 // strings wrapped at 120 columns. `node scripts/classifier/format-data.mjs` after editing a data file.
 import fs from "node:fs"
 import path from "node:path"
@@ -36,7 +37,7 @@ const fmt = (v, indent) => {
   return JSON.stringify(v)
 }
 
-for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".json")).sort()) {
+for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".json") && x !== "model.json" && x !== "calibration.json").sort()) {
   const p = path.join(dir, f)
   const data = JSON.parse(fs.readFileSync(p, "utf8"))
   const out = fmt(data, 0) + "\n"

@@ -108,7 +108,7 @@ const classRank: Record<FlagClass, number> = { personal: 1, special: 2, criminal
 export const personalPhoneWords = new Set(["home", "mobile", "cell", "private", "personal", "privat", "prive", "privado", "privato", "handy", "direct"])
 const idLike = new Set(["id", "ids", "uuid", "guid", "key", "keys", "pk", "fk", "sk", "oid", "vid", "rowid"])
 /** Key markers that may lead a Romance or Dutch key name (`id_cliente`, `nr_klant`, `codice_paziente`). */
-const firstKeyMarkers = new Set(["id", "nr", "no", "numero", "nummer", "cod", "codigo", "codice", "code", "ref"])
+const firstKeyMarkers = new Set(["id", "nr", "no", "numero", "nummer", "cod", "codigo", "codice", "code", "ref", "fk"])
 export const isDigit = (t: string): boolean => {
   if (t.length === 0) return false
   for (let i = 0; i < t.length; i++) {
@@ -363,7 +363,10 @@ const analyzeShape = (shape: string): NameInfo => {
       break
     }
   } else if (n >= 2 && fFirst & F_FIRSTKEY) {
-    keyNoun = tokens[1]!
+    // Leading key markers may chain (`ref_cod_servidor`, `fk_id_user`): the noun is the first token after them.
+    let i = 1
+    while (i < n - 1 && feats[i]! & F_KEY) i++
+    keyNoun = tokens[i]!
   }
   const idTail = (fLast & F_IDLIKE) !== 0
   const bareId = n === 1 && (fLast & (F_PK | F_IDLIKE)) !== 0
