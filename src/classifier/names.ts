@@ -105,6 +105,9 @@ export interface NameInfo {
 }
 
 const classRank: Record<FlagClass, number> = { personal: 1, special: 2, criminal: 3 }
+/** Nouns of an application's user accounts: a key of one qualified by an author verb is an author. */
+const userNouns = new Set(["user", "users", "usuario", "utilizador", "utilisateur", "utente", "benutzer", "nutzer", "gebruiker", "usr"])
+
 export const personalPhoneWords = new Set(["home", "mobile", "cell", "private", "personal", "privat", "prive", "privado", "privato", "handy", "direct"])
 const idLike = new Set(["id", "ids", "uuid", "guid", "key", "keys", "pk", "fk", "sk", "oid", "vid", "rowid"])
 /** Key markers that may lead a Romance or Dutch key name (`id_cliente`, `nr_klant`, `codice_paziente`). */
@@ -408,6 +411,8 @@ const analyzeShape = (shape: string): NameInfo => {
   const kind = best?.kind
   const personKeyNoun =
     keyNoun !== null && (featuresOf(keyNoun) & (F_PERSON | F_ROLE)) !== 0 ? keyNoun : n === 1 && (fHead & F_PERSON) !== 0 ? head : null
+  // A user key qualified by an author verb (`create_uid`, `write_uid`, `fk_user_creat`) is the record's author.
+  if (!author && personKeyNoun !== null && userNouns.has(personKeyNoun) && (all_ & F_AUTHORVERB) !== 0) author = true
   const clinicalKeyNoun =
     keyNoun !== null && markers.clinicalPersonKeys.has(keyNoun) ? keyNoun : n === 1 && markers.clinicalPersonKeys.has(head) ? head : null
   const info: NameInfo = {

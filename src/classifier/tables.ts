@@ -303,6 +303,9 @@ const buildTable = (ds: RawDataset): TableInfo => {
 
 const signalBits: Record<string, number> = { first: 1, last: 2, full: 4, birth: 8, gender: 16, email: 32, phone: 64, nid: 128, username: 256 }
 
+/** Vocabulary entries whose value identifies a person, so that a record holding one is that person's. */
+const valueKeyEntries = new Set(["login", "username", "criminal_id", "national_id", "health_card"])
+
 const setPersonKey = (t: TableInfo, j: number, why: string): void => {
   if (t.personKeys === null) t.personKeys = new Array<string | undefined>(t.ds.columns.length)
   if (t.personKeys[j] === undefined) t.personKeyCount++
@@ -460,8 +463,9 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       }
     }
   }
-  // A person's login or username in a table that is not itself about people (`notes.login`,
-  // `sanctions.user_login`) is how the record points at its person: a person key, like `user_id`.
+  // A person's login, username or official/criminal-record number in a table that is not itself about
+  // people (`notes.login`, `sanctions.user_login`, `applications.crn`) is how the record points at its
+  // person: a person key, like `user_id`.
   for (const t of tables) {
     if (t.status === "person" || t.aggregate) continue
     for (let j = 0; j < t.ds.columns.length; j++) {
@@ -469,7 +473,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       if (t.personKeys?.[j] !== undefined || t.ds.columns[j]!.references !== null || n.author || n.tokens.length > 2) continue
       if (t.families[j] !== "text" || n.negFlag !== null || n.negMeta !== null || n.negPrefix !== null || n.time) continue
       const m = n.matches[0]
-      if (m === undefined || (m.entry.id !== "login" && m.entry.id !== "username") || m.trailing.length > 0) continue
+      if (m === undefined || !valueKeyEntries.has(m.entry.id) || m.trailing.length > 0) continue
       setPersonKey(t, j, `value:${m.entry.id}`)
     }
   }
@@ -491,7 +495,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       const why = pk[j]
       if (why === undefined) continue
       const n = t.names[j]!
-      if (why.startsWith("value:")) loginKeys++
+      if (why === "value:login" || why === "value:username") loginKeys++
       else if (!n.author && !n.actorKey) subjectKeys++
     }
     t.linked = subjectKeys > 0 || loginKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
