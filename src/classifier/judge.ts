@@ -67,7 +67,10 @@ const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | null): boo
     case "evidence":
       return t.evidence || t.linked || t.status !== "none" || t.accountContext || t.addressOfPeople
     case "linked":
-      return t.linked || t.status === "person" || t.status === "mixed" || (content && t.interactionHead)
+      return (
+        t.linked || t.status === "person" || t.status === "mixed" || (content && t.interactionHead) ||
+        (t.recordLinked && e !== null && (e.kind === "descriptor" || e.kind === "behaviour" || e.kind === "bioDate"))
+      )
     case "personTable":
       return (
         t.status === "person" ||
@@ -309,7 +312,10 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
     if (clinicalOrCriminal && (n.processingMeta || n.recordPointer)) {
       return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [tableEv, "metadata or pointer of the record"])
     }
-    if (clinicalOrCriminal && n.categorisingKey) {
+    // In a clinical (criminal) record, a key into a dictionary — a table with no person in it and no record
+    // of one (`lab_result.test_id`, `encounter.visit_type_id`) — says what care (proceedings) it was.
+    const dictionary = target.status === "none" && !target.linked && !target.clinical && !target.criminal && !target.satellite && !target.addressHead
+    if (clinicalOrCriminal && (n.categorisingKey || dictionary)) {
       return t.criminal
         ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.proceedings", [tableEv, "categorises the proceedings of a person"])
         : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health.care", [tableEv, "categorises the care a person received"])

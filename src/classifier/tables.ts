@@ -64,6 +64,8 @@ export interface TableInfo {
   linked: boolean
   /** Linked by a key of a person (not only by a login value). */
   keyLinked: boolean
+  /** Not linked itself, but keyed to a record that is (one hop). */
+  recordLinked: boolean
   evidence: boolean
   satellite: boolean
   clinical: boolean
@@ -258,6 +260,7 @@ const buildTable = (ds: RawDataset): TableInfo => {
     evidence: false,
     satellite: false,
     keyLinked: false,
+    recordLinked: false,
     clinical: false,
     criminal: false,
     criminalSource: false,
@@ -523,6 +526,16 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     t.criminal = usable && criminalTable(t)
     t.clinical = usable && clinicalTable(t) && !t.criminal
   }
+  // A record that hangs off a person's record by a declared key (`savings_amounts.application_id` →
+  // applications → applicants): its descriptors (income, savings, grades) are still that person's.
+  for (const t of tables) {
+    if (t.linked || t.status !== "none" || t.lookup || t.aggregate) continue
+    t.recordLinked = t.ds.columns.some((c) => {
+      if (c.references === null) return false
+      const target = lookup2(byId, c.references.schema, c.references.table)
+      return target !== undefined && target !== t && target.linked && target.status === "none" && !target.lookup && !target.aggregate
+    })
+  }
   // The context propagates one hop through (declared or name-based) keys: note_nlp → note.
   for (const t of tables) {
     if (t.clinical || t.criminal || t.status !== "none" || t.lookup) continue
@@ -588,7 +601,8 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       t.aggregate,
       t.accountContext,
       t.addressHead,
-      t.pkCount === 1
+      t.pkCount === 1,
+      t.recordLinked
     ]
     let bits = t.status === "person" ? 1 : t.status === "mixed" ? 2 : t.status === "org" ? 3 : 0
     for (let k = 0; k < flags.length; k++) if (flags[k]) bits |= 4 << k
@@ -598,7 +612,10 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       (t.instrumentHead && t.linked ? 2 : 0) |
       (isOrgTarget(t) ? 4 : 0) |
       (t.lookup ? 8 : 0) |
-      (t.addressHead ? 16 : 0)
+      (t.addressHead ? 16 : 0) |
+      (t.linked ? 32 : 0) |
+      (t.clinical || t.criminal ? 64 : 0) |
+      (t.satellite ? 128 : 0)
   }
   return { tables, byId, byHead, clinicalSchemas, criminalSchemas }
 }
