@@ -47,7 +47,7 @@ interface TableRole {
 }
 
 const kindOf = (t: TableInfo): string =>
-  t.status !== "none" ? t.status : t.clinical ? "clinical" : t.criminal ? "criminal" : t.satellite ? "satellite" : t.linked ? "linked" : t.lookup ? "lookup" : t.objectHead ? "object" : "none"
+  t.status !== "none" ? t.status : t.clinical ? "clinical" : t.criminal ? "criminal" : t.satellite ? "satellite" : t.linked ? "linked" : t.recordLinked ? "record-linked" : t.lookup ? "lookup" : t.objectHead ? "object" : "none"
 
 /**
  * The tables whose `not`s the second stage may re-read: about people, or records of a person (linked,
@@ -56,7 +56,7 @@ const kindOf = (t: TableInfo): string =>
  * additions there were right about one time in four).
  */
 export const eligibleTable = (t: TableInfo): boolean =>
-  t.status === "person" || t.status === "mixed" || ((t.linked || t.satellite) && !t.clinical && !t.criminal)
+  t.status === "person" || t.status === "mixed" || ((t.linked || t.satellite || t.recordLinked) && !t.clinical && !t.criminal)
 
 const tableRole = (t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referencedBy: number): TableRole => {
   const ds = t.ds
