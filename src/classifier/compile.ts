@@ -169,7 +169,8 @@ export const contexts = {
   recordPointer: wordSet(contextsData.recordPointer),
   processingMeta: wordSet(contextsData.processingMeta),
   satelliteHead: wordSet(contextsData.satelliteHead),
-  personInstrument: wordSet(contextsData.personInstrument)
+  personInstrument: wordSet(contextsData.personInstrument),
+  conditionDate: wordSet(contextsData.conditionDate)
 }
 
 /** When a clinical/criminal flavour covers the whole source (see contexts.json `flavour`). */

@@ -6,6 +6,7 @@
 import type { ClassValue, ColumnVerdict, RawColumn } from "../domain/Metadata.js"
 import {
   confidence as C,
+  contexts,
   type Entry,
   factor as F,
   type FlagClass,
@@ -344,8 +345,17 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
 
   // 5. Clinical/criminal tables: keys that categorise, processing metadata.
   if (clinicalOrCriminal) {
-    if (n.processingMeta || n.audit || n.recordPointer) {
+    // Audit columns of the record are not the person's — except an identifier of whoever made the change
+    // (`audit_client_ip_address`), which is personal anywhere.
+    const onlineValue = n.matches.some((m) => m.entry.kind === "online" || m.entry.kind === "onlineLinked")
+    if ((n.processingMeta || n.audit || n.recordPointer) && !onlineValue) {
       return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [tableEv, "metadata or pointer of the record"])
+    }
+    // When the care happened is an event time; only a period of a condition or state (`onset`,
+    // `start_date`, `end_date`) or a vocabulary date (birth, death) is an attribute of it. (Dates of
+    // offences, convictions and sentences are attributes of those facts: criminal records keep them.)
+    if (t.clinical && isDate && !n.validity && n.matches.length === 0 && !n.tokens.some((x) => contexts.conditionDate.has(x))) {
+      return verdict("not", "event-date", C.eventDate, "default", null, [tableEv, "date of an event of the record"])
     }
     if (n.idTail) {
       const named = n.keyNoun !== null ? namedTarget(src.byHead, t, n.keyNoun) : undefined
