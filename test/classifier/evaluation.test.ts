@@ -13,12 +13,12 @@ import { calibrationFile, calibrationFileText, calibrationOf, crossFitted, type 
 
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
- * may only rise: on the real applications the rules were revised on (50: P 0.789, R 0.729), and on the
- * applications labelled while the rules and the second stage's design were frozen (the last judgement, on 6
- * applications before they joined the development set: P 0.764, R 0.715). Far
- * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
+ * may only rise: on the 50 real applications the rules were revised on (P 0.792, R 0.731), and on the 5
+ * applications labelled while the rules and the second stage's design were frozen (P 0.670, R 0.473 — a
+ * Venezuelan payroll schema written in abbreviations the classifier cannot read pulls it down). Far from the
+ * goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.76, recall: 0.71 }, heldOut: { precision: 0.74, recall: 0.69 } }
+const FLOOR = { revised: { precision: 0.77, recall: 0.71 }, heldOut: { precision: 0.65, recall: 0.45 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const artifacts = path.join(root, "test-artifacts")
