@@ -67,7 +67,7 @@ export const loadCorpus = ({ only, features: withFeatures = true }: LoadOptions 
     const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
     const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
     const { src, verdicts } = judgeWithTables(datasets)
-    const features = withFeatures ? sourceFeatures(src.tables, verdicts) : datasets.map((ds) => ds.columns.map(() => []))
+    const features = withFeatures ? sourceFeatures(src, verdicts) : datasets.map((ds) => ds.columns.map(() => []))
     const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
     datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
     for (const label of labels) {

@@ -63,7 +63,7 @@ export const learntVersions = { calibration: calibration.version, model: model.v
  */
 export const classifySource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => {
   const src = prepareSource(datasets)
-  return applyCalibration(calibration, secondStage(model, src.tables, judgePrepared(src)))
+  return applyCalibration(calibration, secondStage(model, src, judgePrepared(src)))
 }
 
 /** The rules' verdicts with their hand-set confidence, before the second stage and calibration. */

@@ -12,9 +12,9 @@
  * and the features that decided as evidence. Pure and synchronous; the weights are a data file and
  * nothing is fetched or learnt at run time.
  */
-import type { ClassValue, ColumnVerdict, RawDataset } from "../domain/Metadata.js"
+import type { ClassValue, ColumnVerdict, RawColumn, RawDataset } from "../domain/Metadata.js"
 import { tokenizer, typeFamily } from "./compile.js"
-import type { TableInfo } from "./tables.js"
+import { refTarget, type Source, type TableInfo } from "./tables.js"
 
 /** The four classes, in the order of the model's outputs. */
 export const classes: ReadonlyArray<ClassValue> = ["not", "personal", "special", "criminal"]
@@ -55,7 +55,7 @@ const kindOf = (t: TableInfo): string =>
  * of a person, where the rules' care and proceedings context already decides (held out, the model's
  * additions there were right about one time in four).
  */
-export const eligibleTable = (t: TableInfo): boolean =>
+const eligibleTable = (t: TableInfo): boolean =>
   t.status === "person" || t.status === "mixed" || ((t.linked || t.satellite || t.recordLinked) && !t.clinical && !t.criminal)
 
 const tableRole = (t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referencedBy: number): TableRole => {
@@ -163,61 +163,61 @@ const columnFeatures = (ds: RawDataset, j: number, verdict: ColumnVerdict, role:
   ]
 }
 
-/** A table's key in a source: schema and lower-cased name. */
-const tableKey = (schema: string | undefined, table: string): string => `${schema ?? ""}\u0000${table.toLowerCase()}`
-
-/** Every table's role, and the roles by table key (how many keys point at each table counts). */
-const rolesOf = (
-  tables: ReadonlyArray<TableInfo>,
-  verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
-): { readonly roles: ReadonlyArray<TableRole>; readonly byKey: ReadonlyMap<string, TableRole> } => {
-  const refs = new Map<string, number>()
-  for (const { ds } of tables) {
+/** Every table's role (how many declared keys point at each table counts), by the table. */
+const rolesOf = (src: Source, verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>): ReadonlyMap<TableInfo, TableRole> => {
+  const refs = new Map<TableInfo, number>()
+  for (const { ds } of src.tables) {
     for (const c of ds.columns) {
-      if (c.references === null) continue
-      const k = tableKey(c.references.schema ?? ds.schema, c.references.table)
-      refs.set(k, (refs.get(k) ?? 0) + 1)
+      const target = refTarget(src, c)
+      if (target !== undefined) refs.set(target, (refs.get(target) ?? 0) + 1)
     }
   }
-  const roles = tables.map((t, i) => tableRole(t, verdicts[i] ?? [], refs.get(tableKey(t.ds.schema, t.ds.name)) ?? 0))
-  const byKey = new Map<string, TableRole>()
-  tables.forEach((t, i) => byKey.set(tableKey(t.ds.schema, t.ds.name), roles[i]!))
-  return { roles, byKey }
+  return new Map(src.tables.map((t, i) => [t, tableRole(t, verdicts[i] ?? [], refs.get(t) ?? 0)]))
+}
+
+/** Where a column's declared key points, as the rules' table pass resolved it. */
+const targetOf = (src: Source, c: RawColumn, roles: ReadonlyMap<TableInfo, TableRole>): Target => {
+  if (c.references === null) return null
+  const target = refTarget(src, c)
+  return { name: c.references.table, role: target === undefined ? undefined : roles.get(target) }
 }
 
 /**
  * Features of the columns of a source (the rules' table pass and verdicts), aligned with
- * `tables[i].ds.columns[j]`; only the columns the second stage may re-read (`eligibleTable`,
+ * `src.tables[i].ds.columns[j]`; only the columns the second stage may re-read (`eligibleTable`,
  * `reconsidered`) get features, the others an empty list, so the second stage pays only for those.
  */
 export const sourceFeatures = (
-  tables: ReadonlyArray<TableInfo>,
+  src: Source,
   verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
 ): ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>> => {
-  const { roles, byKey } = rolesOf(tables, verdicts)
+  const roles = rolesOf(src, verdicts)
   const none: ReadonlyArray<string> = []
-  return tables.map((t, i) => {
-    const ds = t.ds
+  return src.tables.map((t, i) => {
     const eligible = eligibleTable(t)
-    return ds.columns.map((c, j) => {
+    return t.ds.columns.map((c, j) => {
       const v = verdicts[i]![j]!
       if (!eligible || !reconsidered(v)) return none
-      const target = c.references === null ? null : { name: c.references.table, role: byKey.get(tableKey(c.references.schema ?? ds.schema, c.references.table)) }
-      return columnFeatures(ds, j, v, roles[i]!, target)
+      return columnFeatures(t.ds, j, v, roles.get(t)!, targetOf(src, c, roles))
     })
   })
 }
 
-/** Class probabilities for one column's features. */
-export const probabilities = (model: Pick<ModelWeights, "bias" | "weights">, features: ReadonlyArray<string>): Array<number> => {
-  const s = [...model.bias]
+/** Adds the weights of some features (no repeats: the part builders emit each once) to a score vector. */
+const addWeights = (model: ModelWeights, into: Float64Array, features: ReadonlyArray<string>): void => {
   for (const name of features) {
     const w = model.weights[name]
     if (w === undefined) continue
-    for (let k = 0; k < s.length; k++) s[k]! += w[k]!
+    for (let k = 0; k < into.length; k++) into[k]! += w[k]!
   }
+}
+
+/** Class probabilities for one column's features. */
+const probabilities = (model: ModelWeights, features: ReadonlyArray<string>): Array<number> => {
+  const s = Float64Array.from(model.bias)
+  addWeights(model, s, features)
   const max = Math.max(...s)
-  const e = s.map((x) => Math.exp(x - max))
+  const e = Array.from(s, (x) => Math.exp(x - max))
   const z = e.reduce((a, b) => a + b, 0)
   return e.map((x) => x / z)
 }
@@ -268,15 +268,6 @@ export const reconsider = (model: ModelWeights, v: ColumnVerdict, features: Read
   }
 }
 
-/** Adds the weights of some features (no repeats: the part builders emit each once) to a score vector. */
-const addWeights = (model: ModelWeights, into: Float64Array, features: ReadonlyArray<string>): void => {
-  for (const name of features) {
-    const w = model.weights[name]
-    if (w === undefined) continue
-    for (let k = 0; k < into.length; k++) into[k]! += w[k]!
-  }
-}
-
 /** Memoised score parts that depend only on the model and a string (a name, a comment): kept across calls, bounded. */
 interface Caches {
   readonly names: Map<string, { readonly plain: Float64Array; readonly personKey: Float64Array }>
@@ -293,7 +284,7 @@ const CACHE_LIMIT = 100_000
  */
 export const secondStage = (
   model: ModelWeights,
-  tables: ReadonlyArray<TableInfo>,
+  src: Source,
   verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
 ): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => {
   const K = classes.length
@@ -308,14 +299,14 @@ export const secondStage = (
   if (caches.comments.size > CACHE_LIMIT) caches.comments.clear()
   const { names, comments } = caches
   // Every table's role (a key's target may be any table); only eligible tables are scored.
-  const { roles, byKey } = rolesOf(tables, verdicts)
+  const roles = rolesOf(src, verdicts)
   const verdictParts = new Map<ColumnVerdict, Float64Array>()
-  const targets = new Map<string, Float64Array>()
+  const targets = new Map<TableInfo, Float64Array>()
   const score = new Float64Array(K)
   return verdicts.map((row, i) => {
-    const t = tables[i]!
+    const t = src.tables[i]!
     if (!eligibleTable(t)) return row
-    const role = roles[i]!
+    const role = roles.get(t)!
     const tablePart = part(tableFeatures(role))
     for (let k = 0; k < K; k++) tablePart[k]! += model.bias[k]!
     // Type and keys in this table: by type, primary key and foreign key (the value is always `not`).
@@ -342,18 +333,21 @@ export const secondStage = (
         for (let k = 0; k < K; k++) score[k]! += cp[k]!
       }
       if (c.references !== null) {
-        const tk = tableKey(c.references.schema ?? t.ds.schema, c.references.table)
-        let tp = targets.get(tk)
-        if (tp === undefined) targets.set(tk, (tp = part(targetFeatures({ name: c.references.table, role: byKey.get(tk) }))))
+        // Memoised by the table the key resolves to (a key to no known table is scored by its name alone).
+        const resolved = refTarget(src, c)
+        let tp = resolved === undefined ? undefined : targets.get(resolved)
+        if (tp === undefined) {
+          tp = part(targetFeatures(targetOf(src, c, roles)))
+          if (resolved !== undefined) targets.set(resolved, tp)
+        }
         for (let k = 0; k < K; k++) score[k]! += tp[k]!
       }
       // P(not) = 1 / Σ exp(s_k − s_not); flag when 1 − P(not) ≥ threshold.
       let z = 0
       for (let k = 0; k < K; k++) z += Math.exp(score[k]! - score[0]!)
       if (1 - 1 / z < model.threshold) return
-      const target = c.references === null ? null : { name: c.references.table, role: byKey.get(tableKey(c.references.schema ?? t.ds.schema, c.references.table)) }
       out ??= [...row]
-      out[j] = reconsider(model, v, columnFeatures(t.ds, j, v, role, target))
+      out[j] = reconsider(model, v, columnFeatures(t.ds, j, v, role, targetOf(src, c, roles)))
     })
     return out ?? row
   })

@@ -49,7 +49,7 @@ describe("the second stage", () => {
   it("flags a `not` of the rules it is sure about, with its rule, method, category and evidence", () => {
     const { src, verdicts } = judged()
     expect(at(verdicts, "report_lines", "quarter_mark").value).toBe("not")
-    const out = secondStage(model(0.75), src.tables, verdicts)
+    const out = secondStage(model(0.75), src, verdicts)
     const v = at(out, "report_lines", "quarter_mark")
     expect(v).toMatchObject({ value: "personal", rule: "model:tok:mark", method: "model", category: "person.descriptor" })
     expect(v.evidence[0]).toBe(`the rules said not (${at(verdicts, "report_lines", "quarter_mark").rule})`)
@@ -59,17 +59,17 @@ describe("the second stage", () => {
 
   it("gives the most probable flag class", () => {
     const { src, verdicts } = judged()
-    expect(at(secondStage(model(0.75, [0, 3, 6, 0]), src.tables, verdicts), "report_lines", "quarter_mark")).toMatchObject({ value: "special", category: "special" })
+    expect(at(secondStage(model(0.75, [0, 3, 6, 0]), src, verdicts), "report_lines", "quarter_mark")).toMatchObject({ value: "special", category: "special" })
   })
 
   it("leaves a column alone below its threshold", () => {
     const { src, verdicts } = judged()
-    expect(at(secondStage(model(0.99), src.tables, verdicts), "report_lines", "quarter_mark")).toBe(at(verdicts, "report_lines", "quarter_mark"))
+    expect(at(secondStage(model(0.99), src, verdicts), "report_lines", "quarter_mark")).toBe(at(verdicts, "report_lines", "quarter_mark"))
   })
 
   it("never touches a flag, a type veto, a count or flag marker, or the date of an event", () => {
     const { src, verdicts } = judged()
-    const out = secondStage(model(0.5), src.tables, verdicts)
+    const out = secondStage(model(0.5), src, verdicts)
     for (const [t, c] of [["pupils", "first_name"], ["report_lines", "pupil_id"], ["report_lines", "email_count"], ["report_lines", "created_at"]] as const) {
       expect(at(out, t, c)).toBe(at(verdicts, t, c))
     }
@@ -79,7 +79,7 @@ describe("the second stage", () => {
 
   it("never flags in a table with no person in it", () => {
     const { src, verdicts } = judged()
-    expect(at(secondStage(model(0.5), src.tables, verdicts), "sensors", "quarter_mark").value).toBe("not")
+    expect(at(secondStage(model(0.5), src, verdicts), "sensors", "quarter_mark").value).toBe("not")
   })
 
   it("the shipped weights decode, and a malformed weights file is refused", () => {
@@ -97,9 +97,9 @@ describe("the second stage", () => {
       const { src, verdicts } = judgeWithTables(datasets)
       for (const threshold of [shipped.threshold, 0.3]) {
         const m = { ...shipped, threshold }
-        const features = sourceFeatures(src.tables, verdicts)
+        const features = sourceFeatures(src, verdicts)
         const slow = verdicts.map((row, i) => row.map((v, j) => reconsider(m, v, features[i]![j]!)))
-        const fast = secondStage(m, src.tables, verdicts)
+        const fast = secondStage(m, src, verdicts)
         expect(fast).toEqual(slow)
         expect(fast.flat().filter((v) => v.method === "model").length).toBeGreaterThan(0)
       }
