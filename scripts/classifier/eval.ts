@@ -16,8 +16,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { calibratedConfidence } from "../../src/classifier/calibrate.js"
-import { apps, calibrationOf, crossFitted, figures, type Figures, type Judged, loadCorpus, type Prediction, reliability, revisedOn, root, tunedOn, writtenOn } from "./lib.js"
+import { apps, calibratedLoao, crossFitted, figures, type Figures, type Judged, loadCorpus, type Prediction, reliability, revisedOn, root, tunedOn, writtenOn } from "./lib.js"
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -33,14 +32,10 @@ process.stderr.write("\n")
 const rulesOnly: ReadonlyArray<Judged> = examples.map((e) => ({ app: e.app, label: e.label, verdict: e.engine }))
 
 /** Each application scored with a calibration fitted without it. */
-const predict = (judged: ReadonlyArray<Judged>): Array<Prediction> => {
-  const out: Array<Prediction> = []
-  for (const app of scoreApps) {
-    const calibration = calibrationOf(judged.filter((e) => e.app !== app), `without-${app}`)
-    for (const e of judged) if (e.app === app) out.push({ app, actual: e.label.label, predicted: e.verdict.value, confidence: calibratedConfidence(calibration, e.verdict) })
-  }
-  return out
-}
+const predict = (judged: ReadonlyArray<Judged>): Array<Prediction> =>
+  calibratedLoao(judged)
+    .filter((e) => scoreApps.includes(e.app))
+    .map((e) => ({ app: e.app, actual: e.label.label, predicted: e.verdict.value, confidence: e.verdict.confidence }))
 const classifier = predict(whole)
 const rules = predict(rulesOnly)
 

@@ -9,8 +9,8 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { judgeWithTables } from "../../src/classifier/engine.js"
-import { fitCalibration, type Calibration } from "../../src/classifier/calibrate.js"
-import { classes, decodeModel, reconsider, sourceFeatures, type ModelWeights } from "../../src/classifier/model.js"
+import { calibratedConfidence, fitCalibration, type Calibration } from "../../src/classifier/calibrate.js"
+import { classes, reconsider, sourceFeatures, type ModelWeights } from "../../src/classifier/model.js"
 import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
 
 export const root = path.resolve(import.meta.dirname, "../..")
@@ -45,19 +45,17 @@ export interface Example {
   readonly label: Label
   readonly type: string
   readonly engine: ColumnVerdict
-  /** The second stage's features; empty for a column it does not re-read (or when loaded without them). */
+  /** The second stage's features; empty for a column it does not re-read. */
   readonly features: ReadonlyArray<string>
 }
 
 export interface LoadOptions {
   /** Only these applications (default: every labelled one). */
   readonly only?: ReadonlyArray<string>
-  /** Compute the second stage's features (default true). */
-  readonly features?: boolean
 }
 
-/** Every labelled application, each column with the rules' verdict and, if asked, the second stage's features. */
-export const loadCorpus = ({ only, features: withFeatures = true }: LoadOptions = {}): ReadonlyArray<Example> => {
+/** Every labelled application, each column with the rules' verdict and the second stage's features. */
+export const loadCorpus = ({ only }: LoadOptions = {}): ReadonlyArray<Example> => {
   const out: Array<Example> = []
   for (const file of fs.readdirSync(labelsDir).filter((f) => f.endsWith(".csv")).sort()) {
     const app = file.replace(/\.csv$/, "")
@@ -67,7 +65,7 @@ export const loadCorpus = ({ only, features: withFeatures = true }: LoadOptions 
     const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
     const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
     const { src, verdicts } = judgeWithTables(datasets)
-    const features = withFeatures ? sourceFeatures(src, verdicts) : datasets.map((ds) => ds.columns.map(() => []))
+    const features = sourceFeatures(src, verdicts)
     const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
     datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
     for (const label of labels) {
@@ -88,6 +86,15 @@ export interface Judged {
 /** The calibration fitted on some judged columns (all of them to ship; all but one application to test on it). */
 export const calibrationOf = (judged: ReadonlyArray<Judged>, version: string): Calibration =>
   fitCalibration(judged.map((e) => ({ verdict: e.verdict, right: e.verdict.value === e.label.label })), version)
+
+/**
+ * Each judged column with its confidence calibrated leave-one-application-out: the calibration applied to
+ * an application is fitted on the other applications only. Same order as `judged`.
+ */
+export const calibratedLoao = (judged: ReadonlyArray<Judged>): ReadonlyArray<Judged> => {
+  const calibrations = new Map(apps(judged).map((app) => [app, calibrationOf(judged.filter((e) => e.app !== app), `without-${app}`)]))
+  return judged.map((e) => ({ ...e, verdict: { ...e.verdict, confidence: calibratedConfidence(calibrations.get(e.app)!, e.verdict) } }))
+}
 
 const hashOf = (x: unknown): string => crypto.createHash("sha256").update(JSON.stringify(x)).digest("hex").slice(0, 12)
 
@@ -120,8 +127,6 @@ export const modelFileText = (model: ModelWeights): string => {
   return `{\n "version": ${JSON.stringify(model.version)},\n "threshold": ${model.threshold},\n "bias": [${model.bias.join(", ")}],\n "weights": {\n${lines.join(",\n")}\n }\n}\n`
 }
 
-/** Reads a model file back (what the engine ships). */
-export const readModel = (file: string): ModelWeights => decodeModel(JSON.parse(fs.readFileSync(file, "utf8")))
 
 /**
  * The whole classifier's verdict on every example, each application judged by a second stage trained
@@ -138,7 +143,7 @@ export const crossFitted = (examples: ReadonlyArray<Example>, progress?: (app: s
   return out
 }
 
-export const apps = (examples: ReadonlyArray<Example>): ReadonlyArray<string> => [...new Set(examples.map((e) => e.app))].sort()
+export const apps = (examples: ReadonlyArray<{ readonly app: string }>): ReadonlyArray<string> => [...new Set(examples.map((e) => e.app))].sort()
 
 // ── Training: multinomial logistic regression, AdaGrad, L2 ─────────────────────────────────────────
 
@@ -183,7 +188,7 @@ const shuffle = <A>(xs: ReadonlyArray<A>, seed: number): Array<A> => {
   return a
 }
 
-export const train = (examples: ReadonlyArray<Example>, o: TrainOptions = defaultTrainOptions, version = "dev"): ModelWeights => {
+export const train = (examples: ReadonlyArray<Example>, o: TrainOptions = defaultTrainOptions): ModelWeights => {
   const K = classes.length
   const seenIn = new Map<string, Set<string>>()
   for (const e of examples) for (const f of e.features) (seenIn.get(f) ?? seenIn.set(f, new Set()).get(f)!).add(e.app)
@@ -227,7 +232,7 @@ export const train = (examples: ReadonlyArray<Example>, o: TrainOptions = defaul
     const w = Array.from({ length: K }, (_, k) => Math.round(W[i * K + k]! * 1e4) / 1e4)
     if (w.some((x) => Math.abs(x) >= 1e-3)) weights[f] = w
   })
-  return { version, bias: Array.from(b, (x) => Math.round(x * 1e4) / 1e4), weights, threshold: THRESHOLD }
+  return { version: "dev", bias: Array.from(b, (x) => Math.round(x * 1e4) / 1e4), weights, threshold: THRESHOLD }
 }
 
 // ── Figures ────────────────────────────────────────────────────────────────────────────────────────

@@ -501,9 +501,9 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       if (why === "value:login" || why === "value:username") loginKeys++
       else if (!n.author && !n.actorKey) subjectKeys++
     }
-    t.linked = subjectKeys > 0 || loginKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
     // A login makes a record a person's, but only real keys make it a clinical or criminal record of one.
     t.keyLinked = subjectKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
+    t.linked = t.keyLinked || loginKeys > 0
     const ownId = t.ownIdName || (t.pkIndex >= 0 && t.personKeys?.[t.pkIndex] === undefined)
     const validityCols = t.validityCols
     const clinicalOrCriminalTable =

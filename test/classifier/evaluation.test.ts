@@ -8,8 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ClassValue, ColumnVerdict } from "../../src/domain/Metadata.js"
-import { calibratedConfidence } from "../../src/classifier/calibrate.js"
-import { calibrationFile, calibrationFileText, calibrationOf, crossFitted, type Label, loadCorpus, modelFile, modelFileText, revisedOn, trainModel, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
+import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type Label, loadCorpus, modelFile, modelFileText, revisedOn, trainModel, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
 
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
@@ -60,16 +59,8 @@ const csvCell = (s: string | number | null): string => {
 const examples = loadCorpus()
 const cross = crossFitted(examples)
 
-const loadAll = (): ReadonlyArray<Scored> => {
-  const out: Array<Scored> = []
-  for (const app of new Set(cross.map((c) => c.app))) {
-    const calibration = calibrationOf(cross.filter((c) => c.app !== app), `without-${app}`)
-    cross.forEach((c, i) => {
-      if (c.app === app) out.push({ corpus: app, label: c.label, type: examples[i]!.type, verdict: { ...c.verdict, confidence: calibratedConfidence(calibration, c.verdict) } })
-    })
-  }
-  return out
-}
+const loadAll = (): ReadonlyArray<Scored> =>
+  calibratedLoao(cross).map((c, i) => ({ corpus: c.app, label: c.label, type: examples[i]!.type, verdict: c.verdict }))
 
 describe("classifier evaluation on the labelled corpus", () => {
   const everything = loadAll()
