@@ -132,7 +132,8 @@ export const nouns = {
   recipientTable: wordSet(nounsData.recipientTable),
   weakDecoration: wordSet(nounsData.weakDecoration),
   aggregate: wordSet(nounsData.aggregate),
-  actor: wordSet(nounsData.actor)
+  actor: wordSet(nounsData.actor),
+  headFirstLookup: wordSet(nounsData.headFirstLookup)
 }
 
 export const markers = {

@@ -119,7 +119,8 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   const cached = tableNameCache.get(key)
   if (cached !== undefined) return cached
   const { aggregate, tokens } = tableTokens(raw, keepWeak)
-  const head = tokens[tokens.length - 1] ?? ""
+  // Romance names put the head first: `tipo_usuario` lists kinds of user, it is not a table of users.
+  const head = tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!) ? tokens[0]! : (tokens[tokens.length - 1] ?? "")
   const lastTwo = tokens.length >= 2 ? tokens.slice(-2).join("") : ""
   const info: TableName = {
     tokens,
@@ -190,8 +191,30 @@ export const identityCategory = (e: Entry): string | null => {
   }
 }
 
+/** A name the lexicon cannot read at all: one glued lower-case word that is no known word or compound. */
+const unreadable = (name: string): boolean => {
+  if (name.length < 6 || !/^[a-z]+$/.test(name)) return false
+  const t = tokenizer.tokens(name)
+  return t.length === 1 && t[0] === name
+}
+
+/**
+ * The table's tag glued to its column names (`cedper`, `nomper`, `fecnacper` in a table of staff, `nomfam`
+ * in one of relatives): a three-letter ending shared by at least four and 30 % of the names the lexicon
+ * cannot read. Legacy schemas abbreviate this way; each name is then read without the tag.
+ */
+const gluedTag = (cols: ReadonlyArray<RawColumn>): string | null => {
+  const counts = new Map<string, number>()
+  for (const c of cols) if (unreadable(c.name)) counts.set(c.name.slice(-3), (counts.get(c.name.slice(-3)) ?? 0) + 1)
+  let best: string | null = null
+  let most = 0
+  for (const [tag, n] of counts) if (n > most) [best, most] = [tag, n]
+  return most >= 4 && most >= 0.3 * cols.length ? best : null
+}
+
 const buildTable = (ds: RawDataset): TableInfo => {
   const cols = ds.columns
+  const tag = gluedTag(cols)
   const names = new Array<NameInfo>(cols.length)
   const families = new Array<TypeFamily>(cols.length)
   let hasValueEvidence = false
@@ -202,7 +225,7 @@ const buildTable = (ds: RawDataset): TableInfo => {
   const keyCandidates: Array<number> = []
   for (let i = 0; i < cols.length; i++) {
     const c = cols[i]!
-    const n = analyzeName(c.name)
+    const n = analyzeName(tag !== null && c.name.endsWith(tag) && c.name.length >= 6 && unreadable(c.name) ? c.name.slice(0, -3) : c.name)
     names[i] = n
     const fam = typeFamily(c.type)
     families[i] = fam
@@ -379,9 +402,12 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
   const flavour = contextFlavour
   if (clinicalStrongN >= flavour.minStrongTables && clinicalAnyN >= flavour.minShare * base) clinicalSchemas.add("*")
   if (criminalStrongN >= flavour.minStrongTables && criminalAnyN >= flavour.minShare * base) criminalSchemas.add("*")
-  // Base tables first, then views, for name-based key targets.
+  // Base tables first, then views, for name-based key targets; of the tables with one head noun, the one
+  // named by the fewest words is the noun's own (`mdl_user`, not `mdl_stats_user_daily`).
   for (const t of tables) {
-    if (t.ds.kind !== "view" && t.ds.kind !== "materialized_view") put2(byHead, t.ds.schema, t.head, t, false)
+    if (t.ds.kind === "view" || t.ds.kind === "materialized_view") continue
+    const held = lookup2(byHead, t.ds.schema, t.head)
+    put2(byHead, t.ds.schema, t.head, t, held !== undefined && t.tokens.length < held.tokens.length)
   }
   for (const t of tables) {
     put2(byHead, t.ds.schema, t.head, t, false)

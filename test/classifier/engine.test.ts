@@ -602,6 +602,40 @@ describe("multilingual vocabularies", () => {
     expect(get("lieferanten.ansprechpartner").value).toBe("personal")
   })
 
+  it("a table's tag glued to its column names is read without it (legacy abbreviated schemas)", () => {
+    const get = run([
+      table("rrhh_ficha", ["codfic char(4) | pk", "cedfic varchar(10)", "apefic varchar(60)", "fecnacfic date", "edocivfic varchar(1)", "obsfic text", "numhijfic integer"]),
+      table("inventario", ["codart char(8) | pk", "desart varchar(80)", "preart numeric", "exiart integer"])
+    ])
+    expectAll(get, {
+      "rrhh_ficha.cedfic": "personal",
+      "rrhh_ficha.apefic": "personal",
+      "rrhh_ficha.fecnacfic": "personal",
+      "rrhh_ficha.edocivfic": "personal",
+      "inventario.desart": "not",
+      "inventario.preart": "not"
+    })
+    // fewer than four names share the tag: nothing is cut
+    expect(tokensOf("cedfic")).toEqual(["cedfic"])
+  })
+
+  it("Romance table names put the head first: a list of kinds of user is not a table of users", () => {
+    const get = run([
+      table("tipo_usuario", ["id integer | pk", "descripcion varchar(50)", "activo boolean"]),
+      table("usuario", ["id integer | pk", "nombre varchar(50)", "correo varchar(100)", "tipo_usuario_id integer | fk:tipo_usuario.id"])
+    ])
+    expectAll(get, { "tipo_usuario.id": "not", "tipo_usuario.descripcion": "not", "usuario.nombre": "personal", "usuario.tipo_usuario_id": "not" })
+  })
+
+  it("a name-based key points at the table named by its noun alone, not a longer table ending in it", () => {
+    const get = run([
+      table("app_stats_user", ["id integer | pk", "visits integer", "day date"]),
+      table("app_user", ["id integer | pk", "firstname varchar(50)", "email varchar(100)"]),
+      table("app_grades", ["id integer | pk", "userid integer", "grade numeric"])
+    ])
+    expect(get("app_grades.userid").value).toBe("personal")
+  })
+
   it("camelCase and glued compounds", () => {
     const get = run([
       table("Customer", ["CustomerId int | pk", "FirstName nvarchar(50)", "LastName nvarchar(50)", "EmailAddress nvarchar(100)", "PhoneNumber nvarchar(20)", "BirthDate date", "ZipCode nvarchar(10)"]),
