@@ -12,7 +12,8 @@
  * judgement. The rules alone (calibrated the same way) are shown beside it.
  *
  * Prints the per-application table, the totals per group, the reliability table, and writes
- * scripts/classifier/results/latest.json. `--apps a,b` limits the scoring to some applications.
+ * scripts/classifier/results/latest.json. `--apps a,b` limits the scoring to some applications; `--only a,b`
+ * limits the whole run to some applications (the others are neither trained on nor scored).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -24,7 +25,7 @@ const arg = (name: string): string | undefined => {
 }
 
 const t0 = performance.now()
-const examples = loadCorpus()
+const examples = loadCorpus({ only: arg("--only")?.split(",") })
 const all = apps(examples)
 const scoreApps = arg("--apps")?.split(",") ?? all
 const whole = crossFitted(examples, (app, i, n) => process.stderr.write(`\r  held out ${i + 1}/${n} ${app.padEnd(40)}`))
