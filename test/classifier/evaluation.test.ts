@@ -12,11 +12,11 @@ import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type
 
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
- * may only rise: on the 55 real applications the rules were revised on (P 0.781, R 0.715), and on the 6
- * applications labelled while the rules and the second stage's design were frozen (P 0.724, R 0.698). Far
+ * may only rise: on the 61 real applications the rules were revised on (P 0.777, R 0.720), and on the 6
+ * applications labelled while the rules and the second stage's design were frozen (P 0.807, R 0.711). Far
  * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.76, recall: 0.7 }, heldOut: { precision: 0.7, recall: 0.68 } }
+const FLOOR = { revised: { precision: 0.76, recall: 0.7 }, heldOut: { precision: 0.79, recall: 0.69 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const artifacts = path.join(root, "test-artifacts")
