@@ -12,8 +12,9 @@ import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type
 
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
- * may only rise: on the 61 real applications the rules were revised on (P 0.777, R 0.720), and on the 6
- * applications labelled while the rules and the second stage's design were frozen (P 0.807, R 0.711). Far
+ * may only rise: on the real applications the rules were revised on (67 since the 7th judgement: P 0.779,
+ * R 0.719), and on applications labelled while the rules and the second stage's design were frozen (the 7th
+ * judgement: P 0.807, R 0.711; none held out until new ones are labelled). Far
  * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
 const FLOOR = { revised: { precision: 0.76, recall: 0.7 }, heldOut: { precision: 0.79, recall: 0.69 } }
