@@ -53,7 +53,7 @@ export interface Example {
 
 export interface LoadOptions {
   /** Only these applications (default: every labelled one). */
-  readonly only?: ReadonlyArray<string>
+  readonly only?: ReadonlyArray<string> | undefined
 }
 
 /** Every labelled application, each column with the rules' verdict and the second stage's features. */
