@@ -244,7 +244,7 @@ const categoryOf: Record<ClassValue, string | null> = { not: null, personal: "pe
  * the date of an event (`created_at`) — stands.
  */
 export const reconsidered = (v: ColumnVerdict): boolean =>
-  v.value === "not" && !v.rule.startsWith("type-veto") && !v.rule.startsWith("negative:") && v.rule !== "event-date"
+  v.value === "not" && !v.rule.startsWith("type-veto") && !v.rule.startsWith("negative:") && v.rule !== "event-date" && v.rule !== "audit:pipeline"
 
 /**
  * One column in the second stage: a `not` of the rules that the model is at least `threshold` sure is a

@@ -1010,6 +1010,21 @@ describe("more invented schemas", () => {
 })
 
 describe("tables that are not about people stay `not`", () => {
+  it("pipeline bookkeeping columns are not on evidence, which the second stage does not re-read", () => {
+    const datasets = [
+      table("stg_hubspot__contact", ["contact_id bigint | pk", "email text", "first_name text", "source_relation text", "_fivetran_synced timestamp", "_dbt_source_relation text"])
+    ]
+    const get = run(datasets)
+    for (const c of ["source_relation", "_dbt_source_relation"]) {
+      expect(get(`stg_hubspot__contact.${c}`)).toMatchObject({ value: "not", rule: "audit:pipeline" })
+    }
+    expect(get("stg_hubspot__contact._fivetran_synced")).toMatchObject({ value: "not", rule: "event-date" })
+    // the whole classifier (rules, second stage, calibration) leaves them so
+    const full = classifySource(datasets)[0]!
+    expect(full.slice(3).map((v) => v.value)).toEqual(["not", "not", "not"])
+    expect(get("stg_hubspot__contact.email").value).toBe("personal")
+  })
+
   it("catalogue, configuration, logs, devices, weather, animals", () => {
     const get = run([
       table("products", ["id integer | pk", "name text", "description text", "price numeric", "sku text", "weight numeric", "height numeric", "color text", "gender text", "age_group text", "language text", "country_of_origin text", "rating numeric", "status text", "notes text", "image_url text", "title text", "created_by integer"]),
