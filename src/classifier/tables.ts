@@ -192,10 +192,16 @@ export const identityCategory = (e: Entry): string | null => {
 }
 
 /** A name the lexicon cannot read at all: one glued lower-case word that is no known word or compound. */
+const unreadableCache = new Map<string, boolean>()
 const unreadable = (name: string): boolean => {
   if (name.length < 6 || !/^[a-z]+$/.test(name)) return false
-  const t = tokenizer.tokens(name)
-  return t.length === 1 && t[0] === name
+  let u = unreadableCache.get(name)
+  if (u === undefined) {
+    const t = tokenizer.tokens(name)
+    u = t.length === 1 && t[0] === name
+    if (unreadableCache.size < CACHE_LIMIT) unreadableCache.set(name, u)
+  }
+  return u
 }
 
 /**
