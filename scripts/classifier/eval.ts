@@ -17,17 +17,13 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { apps, calibratedLoao, crossFitted, figures, type Figures, type Judged, loadCorpus, type Prediction, reliability, revisedOn, root, tunedOn, writtenOn } from "./lib.js"
+import { apps, argValue, calibratedLoao, crossFitted, figures, type Figures, type Judged, loadCorpus, type Prediction, reliability, revisedOn, root, tunedOn, writtenOn } from "./lib.js"
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name)
-  return i === -1 ? undefined : process.argv[i + 1]
-}
 
 const t0 = performance.now()
-const examples = loadCorpus({ only: arg("--only")?.split(",") })
+const examples = loadCorpus({ only: argValue("--only")?.split(",") })
 const all = apps(examples)
-const scoreApps = arg("--apps")?.split(",") ?? all
+const scoreApps = argValue("--apps")?.split(",") ?? all
 const whole = crossFitted(examples, (app, i, n) => process.stderr.write(`\r  held out ${i + 1}/${n} ${app.padEnd(40)}`))
 process.stderr.write("\n")
 const rulesOnly: ReadonlyArray<Judged> = examples.map((e) => ({ app: e.app, label: e.label, verdict: e.engine }))

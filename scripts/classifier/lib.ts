@@ -14,6 +14,12 @@ import { classes, reconsider, sourceFeatures, type ModelWeights } from "../../sr
 import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
 
 export const root = path.resolve(import.meta.dirname, "../..")
+
+/** The value after a command-line flag (`--only a,b` → "a,b"), if given. */
+export const argValue = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name)
+  return i === -1 ? undefined : process.argv[i + 1]
+}
 const corpusDir = path.join(root, "test/classifier/corpus")
 const labelsDir = path.join(root, "test/classifier/labels")
 
@@ -23,10 +29,9 @@ const labelsDir = path.join(root, "test/classifier/labels")
  * the second stage's design: its features, what it may re-read, its threshold) were revised on — 25 on
  * 2026-11-24, then, that evening, seven more batches (consul-democracy … svws-server; book-secure-move …
  * opencad; icehrm … siap; elexis … vrijbrp-balie; friendica … vtiger; galette … openxe; diaspora …
- * sentrifugo), each only after it
- * had been scored as held out. Every other labelled application is held out from the rules: labelled, by
- * people who did not look at or run the classifier, while the rules and the second stage's design were
- * frozen.
+ * sentrifugo), each only after it had been scored as held out. Every other labelled application is held
+ * out from the rules: labelled, by people who did not look at or run the classifier, while the rules and
+ * the second stage's design were frozen.
  */
 export const writtenOn: ReadonlySet<string> = new Set(["pagila", "chinook", "northwind", "sakila", "mywind", "employees", "omop-cdm-5.4", "hakai-jsp", "dbt-jaffle-shop", "dbt-hubspot", "stripe", "bigquery-information-schema", "snowflake-information-schema", "bigquery-example", "snowflake-example"])
 export const revisedOn: ReadonlySet<string> = new Set(["aghu", "alfio", "bichard7-next-core", "ces-etl", "churchapps-api", "consul-democracy", "court-case-service", "facturascripts", "fineract", "flarum", "gepi", "gibbon", "giuaschool", "gnuhealth", "hibiscus", "hmpps-approved-premises-api", "hmpps-person-record", "hmpps-support-additional-needs-api", "liquid-feedback-core", "listmonk", "offender-management-allocation-manager", "open-zaak", "openemr", "openhospital", "orangehrm", "osticket", "ph7cms", "schulddossier", "sut-sc", "svws-server", "book-secure-move", "churchcrm", "dolibarr", "ieducar", "jorvik", "jverein", "mastodon", "opencad", "icehrm", "laa-apply-for-legal-aid", "openmrs", "phpbb", "phplist", "siap", "elexis", "histologe", "moodle", "prison-api", "suap", "vrijbrp-balie", "friendica", "lampschool", "prestashop", "sigesp", "vtiger", "galette", "hmpps-manage-adjudications-api", "openclinica", "opensis", "openstamanager", "openxe", "diaspora", "e-cidade", "hi-events", "hmpps-interventions-service", "openelis", "sentrifugo"])

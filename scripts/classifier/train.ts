@@ -13,11 +13,10 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { apps, calibrationFile, calibrationFileText, crossFitted, loadCorpus, modelFile, modelFileText, root, trainModel } from "./lib.js"
+import { apps, argValue, calibrationFile, calibrationFileText, crossFitted, loadCorpus, modelFile, modelFileText, root, trainModel } from "./lib.js"
 
 const t0 = performance.now()
-const only = process.argv.indexOf("--only")
-const examples = loadCorpus({ only: only === -1 ? undefined : process.argv[only + 1]?.split(",") })
+const examples = loadCorpus({ only: argValue("--only")?.split(",") })
 const model = modelFileText(trainModel(examples))
 const calibration = calibrationFileText(crossFitted(examples, (app, i, n) => process.stderr.write(`\r  cross-fitting ${i + 1}/${n} ${app.padEnd(40)}`)))
 process.stderr.write("\n")

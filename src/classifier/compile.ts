@@ -174,6 +174,15 @@ export const contexts = {
   conditionDate: wordSet(contextsData.conditionDate)
 }
 
+/**
+ * Pipeline bookkeeping (contexts.json `pipeline`, `pipelineTail`). Read off names only: they are neither
+ * lexicon words (which would change how glued names split) nor "known" words of the name analysis.
+ */
+export const pipeline: { readonly words: ReadonlySet<string>; readonly tails: ReadonlySet<string> } = {
+  words: new Set(contextsData.pipeline),
+  tails: new Set(contextsData.pipelineTail)
+}
+
 /** When a clinical/criminal flavour covers the whole source (see contexts.json `flavour`). */
 export const contextFlavour: { readonly minStrongTables: number; readonly minShare: number } = contextsData.flavour
 

@@ -256,9 +256,6 @@ const contextVerdict = (t: TableInfo, ev: string): ColumnVerdict =>
     ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.case", [ev, "attribute of a criminal-justice record about a person"])
     : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health", [ev, "attribute of a health record about a person"])
 
-/** Words of data-pipeline bookkeeping columns (loaders and transformation tools). */
-const pipelineWords: ReadonlySet<string> = new Set(["fivetran", "dbt", "etl", "airbyte", "stitch", "synced", "sync", "loaded", "ingested", "extracted", "batch", "source"])
-
 export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment: boolean): ColumnVerdict => {
   const col: RawColumn = t.ds.columns[j]!
   const comment = withComment ? col.comment : null
@@ -476,12 +473,9 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
     return verdict("not", "event-date", C.eventDate, "default", null, [tableEv, "date of an event"])
   }
   const conf = t.status === "person" ? C.defaultNotPersonTable : t.linked ? C.defaultNotLinked : t.evidence ? C.defaultNotEvidence : C.defaultNotNone
-  // A row-audit or pipeline column (`_fivetran_synced`, `etl_loaded`, dbt's `source_relation` naming the
-  // relation a unioned row came from) is `not` on evidence, not for want of a signal: the second stage does
-  // not re-read it.
-  const k = n.tokens.length
-  const sourceRelation = k >= 2 && n.tokens[k - 2] === "source" && n.tokens[k - 1] === "relation"
-  if (sourceRelation || (n.audit && n.tokens.some((x) => pipelineWords.has(x)))) return verdict("not", "audit:pipeline", conf, "default", null, [tableEv, "row-audit or pipeline column"])
+  // A row-audit or pipeline column is `not` on evidence, not for want of a signal: the second stage does not
+  // re-read it.
+  if (n.pipeline) return verdict("not", "audit:pipeline", conf, "default", null, [tableEv, "row-audit or pipeline column"])
   return verdict("not", "default:not", conf, "default", null, [tableEv, "no personal-data signal"])
 }
 

@@ -13,6 +13,7 @@ import {
   phraseEntries,
   phraseKey,
   phraseTokens,
+  pipeline,
   tokenEntries,
   tokenizer
 } from "./compile.js"
@@ -81,6 +82,8 @@ export interface NameInfo {
   readonly recordPointer: boolean
   readonly processingMeta: boolean
   readonly audit: boolean
+  /** A row-audit or pipeline bookkeeping column (`_fivetran_synced`, `etl_loaded`, dbt's `source_relation`). */
+  readonly pipeline: boolean
   // Per-name summaries used by the table pass (precomputed once per distinct name).
   readonly bestId: string | null
   readonly identitySig: string | null
@@ -457,7 +460,8 @@ const analyzeShape = (shape: string): NameInfo => {
     categorisingKey,
     recordPointer: (all_ & F_RECORDPTR) !== 0,
     processingMeta,
-    audit: (all_ & F_AUDIT) !== 0
+    audit: (all_ & F_AUDIT) !== 0,
+    pipeline: ((all_ & F_AUDIT) !== 0 && tokens.some((x) => pipeline.words.has(x))) || (n >= 2 && pipeline.tails.has(`${tokens[n - 2]}_${tokens[n - 1]}`))
   }
   return info
 }

@@ -211,7 +211,11 @@ const unreadable = (name: string): boolean => {
  */
 const gluedTag = (cols: ReadonlyArray<RawColumn>): string | null => {
   const counts = new Map<string, number>()
-  for (const c of cols) if (unreadable(c.name)) counts.set(c.name.slice(-3), (counts.get(c.name.slice(-3)) ?? 0) + 1)
+  for (const c of cols) {
+    if (!unreadable(c.name)) continue
+    const tag = c.name.slice(-3)
+    counts.set(tag, (counts.get(tag) ?? 0) + 1)
+  }
   let best: string | null = null
   let most = 0
   for (const [tag, n] of counts) if (n > most) [best, most] = [tag, n]
@@ -231,7 +235,7 @@ const buildTable = (ds: RawDataset): TableInfo => {
   const keyCandidates: Array<number> = []
   for (let i = 0; i < cols.length; i++) {
     const c = cols[i]!
-    const n = analyzeName(tag !== null && c.name.endsWith(tag) && c.name.length >= 6 && unreadable(c.name) ? c.name.slice(0, -3) : c.name)
+    const n = analyzeName(tag !== null && c.name.endsWith(tag) && unreadable(c.name) ? c.name.slice(0, -3) : c.name)
     names[i] = n
     const fam = typeFamily(c.type)
     families[i] = fam
