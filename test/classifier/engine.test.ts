@@ -185,6 +185,21 @@ describe("issue examples", () => {
     expect(get("patients.blood_type").value).toBe("special")
   })
 
+  it("conditions, screenings and treatments are health data in several languages", () => {
+    const get = run([
+      table("pacientes", ["id integer | pk", "nombre text", "epilepsia text", "trastornos_ansiedad text", "ultima_mamografia text"]),
+      table("members", ["id integer | pk", "first_name text", "vaccination_status text", "dementia_notes text"])
+    ])
+    expectAll(get, {
+      "pacientes.epilepsia": "special",
+      "pacientes.trastornos_ansiedad": "special",
+      "pacientes.ultima_mamografia": "special",
+      "members.vaccination_status": "special",
+      "members.dementia_notes": "special",
+      "pacientes.nombre": "personal"
+    })
+  })
+
   it("users.name is personal, products.name is not", () => {
     const get = run([table("users", ["id integer | pk", "name text", "email text"]), table("products", ["id integer | pk", "name text", "price numeric"])])
     expect(get("users.name")).toMatchObject({ value: "personal", category: "identity.name" })
