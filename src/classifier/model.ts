@@ -44,6 +44,10 @@ interface TableRole {
   readonly special: boolean
   readonly criminal: boolean
   readonly referencedBy: number
+  /** A person noun in the table's name (`SchuelerFHR`, `employee_visa`) of a table that is not itself the people's. */
+  readonly personNamed: boolean
+  /** The table's name extends the name of the people's table a subject key points to (`SchuelerFHR` → `Schueler`, `llx_user_rib` → `llx_user`). */
+  readonly extendsPerson: boolean
 }
 
 const kindOf = (t: TableInfo): string =>
@@ -58,7 +62,20 @@ const kindOf = (t: TableInfo): string =>
 const eligibleTable = (t: TableInfo): boolean =>
   t.status === "person" || t.status === "mixed" || ((t.linked || t.satellite || t.recordLinked) && !t.clinical && !t.criminal)
 
-const tableRole = (t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referencedBy: number): TableRole => {
+const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, "")
+const extendsPersonTable = (src: Source, t: TableInfo): boolean => {
+  if (t.status !== "none" || t.personKeys === null) return false
+  const own = squash(t.ds.name)
+  return t.ds.columns.some((c, j) => {
+    if (t.personKeys![j] === undefined || c.references === null) return false
+    const target = refTarget(src, c)
+    if (target === undefined || target === t || target.status !== "person") return false
+    const base = squash(target.ds.name).replace(/(es|s)$/, "")
+    return base.length >= 3 && own.length > base.length && own.startsWith(base)
+  })
+}
+
+const tableRole = (src: Source, t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referencedBy: number): TableRole => {
   const ds = t.ds
   let flagged = 0
   let special = false
@@ -72,7 +89,17 @@ const tableRole = (t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referen
     if (v.value === "criminal") criminal = true
     if (c.isPrimaryKey && v.value !== "not") personKey = true
   })
-  return { kind: kindOf(t), tokens: tokenizer.tokens(ds.name), flaggedShare: ds.columns.length === 0 ? 0 : flagged / ds.columns.length, personKey, special, criminal, referencedBy }
+  return {
+    kind: kindOf(t),
+    tokens: tokenizer.tokens(ds.name),
+    flaggedShare: ds.columns.length === 0 ? 0 : flagged / ds.columns.length,
+    personKey,
+    special,
+    criminal,
+    referencedBy,
+    personNamed: t.personInTableName && t.status === "none",
+    extendsPerson: extendsPersonTable(src, t)
+  }
 }
 
 type Target = { readonly role: TableRole | undefined; readonly name: string } | null
@@ -130,6 +157,8 @@ const tableFeatures = (role: TableRole): Array<string> => {
   if (role.personKey) f.push("tpk")
   if (role.special) f.push("tspec")
   if (role.criminal) f.push("tcrim")
+  if (role.personNamed) f.push("tpnoun")
+  if (role.extendsPerson) f.push("text")
   for (const t of distinct(role.tokens)) f.push(`tbl:${t}`)
   return f
 }
@@ -172,7 +201,7 @@ const rolesOf = (src: Source, verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdic
       if (target !== undefined) refs.set(target, (refs.get(target) ?? 0) + 1)
     }
   }
-  return new Map(src.tables.map((t, i) => [t, tableRole(t, verdicts[i] ?? [], refs.get(t) ?? 0)]))
+  return new Map(src.tables.map((t, i) => [t, tableRole(src, t, verdicts[i] ?? [], refs.get(t) ?? 0)]))
 }
 
 /** Where a column's declared key points, as the rules' table pass resolved it. */

@@ -476,6 +476,19 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       }
     }
   }
+  // A key named after a table found above to hold people, whatever its noun (`demographicNo` →
+  // `demographic`, the schema's own word for its patients): the schema's people are who its keys name.
+  for (const t of tables) {
+    for (let j = 0; j < t.ds.columns.length; j++) {
+      const n = t.names[j]!
+      if (n.keyNoun === null || n.author || t.ds.columns[j]!.references !== null || t.personKeys?.[j] !== undefined) continue
+      const family = t.families[j]!
+      if (family === "boolean" || family === "date" || family === "timestamp") continue
+      const target = namedTarget(byHead, t, n.keyNoun)
+      if (target === undefined || target === t || target.status !== "person") continue
+      setPersonKey(t, j, `name:${n.keyNoun}`)
+    }
+  }
   // Keys spelled like a person table's own key (`gibbonPersonID`, `ser_matricula` → `matricula`), in schemas
   // that declare no foreign keys: only distinctive key names (not `id`, `code`, `uuid`), and only one table's.
   const personPks = new Map<string, TableInfo | null>()

@@ -651,6 +651,20 @@ describe("multilingual vocabularies", () => {
     expect(get("app_grades.userid").value).toBe("personal")
   })
 
+  it("a key named after a table found to hold people is a person key, whatever the schema's word for them", () => {
+    const get = run([
+      table("demographic", ["demographic_no integer | pk", "last_name varchar(30)", "first_name varchar(30)", "date_of_birth date", "sex char(1)"]),
+      table("consultation", ["id integer | pk", "demographicNo integer", "sendTo varchar(20)", "lookupNo integer"]),
+      table("lookup", ["lookup_no integer | pk", "label varchar(40)"])
+    ])
+    expectAll(get, { "consultation.demographicNo": "personal", "consultation.lookupNo": "not" })
+  })
+
+  it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
+    const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
+    expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
+  })
+
   it("camelCase and glued compounds", () => {
     const get = run([
       table("Customer", ["CustomerId int | pk", "FirstName nvarchar(50)", "LastName nvarchar(50)", "EmailAddress nvarchar(100)", "PhoneNumber nvarchar(20)", "BirthDate date", "ZipCode nvarchar(10)"]),
