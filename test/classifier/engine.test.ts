@@ -660,6 +660,14 @@ describe("multilingual vocabularies", () => {
     expectAll(get, { "consultation.demographicNo": "personal", "consultation.lookupNo": "not" })
   })
 
+  it("a tax code is a person's official identifier and a person's thumbnail is their photo", () => {
+    const get = run([
+      table("students", ["id integer | pk", "surname varchar(60)", "name varchar(60)", "tax_code character(16)", "thumbnail bytea"]),
+      table("absences_view", ["absence integer", "student_tax_code character(16)", "student_thumbnail bytea", "student integer | fk:students.id"])
+    ])
+    expectAll(get, { "students.tax_code": "personal", "students.thumbnail": "personal", "absences_view.student_tax_code": "personal", "absences_view.student_thumbnail": "personal" })
+  })
+
   it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
     const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
     expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
