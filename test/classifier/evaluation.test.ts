@@ -13,11 +13,11 @@ import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
  * may only rise: on the 85 real applications the rules were revised on (P 0.782, R 0.729), and on the
- * 8 applications labelled while the rules and the second stage's design were frozen (the 10th judgement,
- * docs/classifier.md: P 0.752, R 0.717; each new held-out batch resets this one). Far
+ * 8 applications labelled while the rules and the second stage's design were frozen (the 11th judgement,
+ * docs/classifier.md: P 0.614, R 0.770; each new held-out batch resets this one). Far
  * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.77, recall: 0.71 }, heldOut: { precision: 0.74, recall: 0.7 } }
+const FLOOR = { revised: { precision: 0.77, recall: 0.71 }, heldOut: { precision: 0.6, recall: 0.75 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const artifacts = path.join(root, "test-artifacts")
