@@ -668,6 +668,36 @@ describe("multilingual vocabularies", () => {
     expectAll(get, { "students.tax_code": "personal", "students.thumbnail": "personal", "absences_view.student_tax_code": "personal", "absences_view.student_thumbnail": "personal" })
   })
 
+  it("a payment that spells out its debtor is not a table of people: the debtor's details are personal, the payment's are not", () => {
+    const get = run([
+      table("versamenti", [
+        "id bigint | pk", "importo_totale double precision", "data_scadenza timestamp", "causale_versamento varchar(1024)", "anomalo boolean",
+        "debitore_anagrafica varchar(70)", "debitore_email varchar(256)", "debitore_telefono varchar(35)", "debitore_indirizzo varchar(70)"
+      ])
+    ])
+    expectAll(get, {
+      "versamenti.id": "not", "versamenti.data_scadenza": "not", "versamenti.anomalo": "not",
+      "versamenti.debitore_anagrafica": "personal", "versamenti.debitore_email": "personal", "versamenti.debitore_telefono": "personal"
+    })
+  })
+
+  it("a clinical record's framework bookkeeping (row index, document status, naming series, amended-from) is not health data", () => {
+    const get = run([
+      table("patient", ["name varchar(140) | pk", "patient_name varchar(140)", "dob date", "sex varchar(10)"]),
+      table("vital_signs", ["name varchar(140) | pk", "patient varchar(140) | fk:patient.name", "idx int", "docstatus int", "naming_series varchar(140)", "amended_from varchar(140)", "bp_systolic varchar(140)", "temperature varchar(140)"])
+    ])
+    expectAll(get, { "vital_signs.idx": "not", "vital_signs.docstatus": "not", "vital_signs.naming_series": "not", "vital_signs.amended_from": "not", "vital_signs.temperature": "special" })
+  })
+
+  it("keys named after whoever revoked, closed or did something are people", () => {
+    const get = run([
+      table("users", ["id integer | pk", "name varchar(60)", "email varchar(100)"]),
+      table("memberships", ["id integer | pk", "user_id integer", "revoker_id integer", "revoked_at timestamp"]),
+      table("discussions", ["id integer | pk", "title varchar(255)", "closer_id integer", "discarded_by integer"])
+    ])
+    expectAll(get, { "memberships.revoker_id": "personal", "discussions.closer_id": "personal", "discussions.discarded_by": "personal" })
+  })
+
   it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
     const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
     expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
