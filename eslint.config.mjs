@@ -2,7 +2,7 @@ import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "test-artifacts/**", "samples/build/**", ".catalog/**"] },
+  { ignores: ["dist/**", "node_modules/**", "test-artifacts/**", "samples/build/**", ".catalog/**", "test/fixtures/apps/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
