@@ -119,8 +119,12 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   const cached = tableNameCache.get(key)
   if (cached !== undefined) return cached
   const { aggregate, tokens } = tableTokens(raw, keepWeak)
+  // `list_of_speakers` is a list: an English name with `of` is headed by what comes before it.
+  const of = /(?:^|[_\s-])of[_\s-]/i.exec(name)
+  const before = of !== null && of.index > 0 ? tableTokens(tokenizer.tokens(name.slice(0, of.index)), keepWeak).tokens : []
   // Romance names put the head first: `tipo_usuario` lists kinds of user, it is not a table of users.
-  const head = tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!) ? tokens[0]! : (tokens[tokens.length - 1] ?? "")
+  const head =
+    before.length > 0 ? before[before.length - 1]! : tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!) ? tokens[0]! : (tokens[tokens.length - 1] ?? "")
   const lastTwo = tokens.length >= 2 ? tokens.slice(-2).join("") : ""
   const info: TableName = {
     tokens,

@@ -698,6 +698,15 @@ describe("multilingual vocabularies", () => {
     expectAll(get, { "memberships.revoker_id": "personal", "discussions.closer_id": "personal", "discussions.discarded_by": "personal" })
   })
 
+  it("a list of people is a list: its key is the list's, not a person's", () => {
+    const get = run([
+      table("users", ["id integer | pk", "first_name varchar(60)", "last_name varchar(60)", "email varchar(100)"]),
+      table("list_of_speakers", ["id integer | pk", "closed boolean", "sequential_number integer"]),
+      table("speakers", ["id integer | pk", "list_of_speakers_id integer | fk:list_of_speakers.id", "user_id integer | fk:users.id"])
+    ])
+    expectAll(get, { "list_of_speakers.id": "not", "list_of_speakers.closed": "not", "speakers.list_of_speakers_id": "not", "speakers.user_id": "personal" })
+  })
+
   it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
     const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
     expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
