@@ -130,7 +130,7 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
     tokens,
     head,
     aggregate,
-    personHead: nouns.person.has(head) && !aggregate,
+    personHead: nouns.person.has(head) && !aggregate && !(head === "client" && appClient(tokens)),
     orgHead: nouns.organisation.has(head),
     objectHead: nouns.object.has(head),
     addressHead: nouns.address.has(head),
@@ -149,6 +149,9 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   if (tableNameCache.size < CACHE_LIMIT) tableNameCache.set(key, info)
   return info
 }
+
+/** In OAuth / OpenID tables a `client` is an application, not a customer (`oauth_clients`, `oauth_access_tokens.client_id`). */
+const appClient = (tableTokens: ReadonlyArray<string>): boolean => tableTokens.some((x) => x === "oauth" || x === "oidc" || x === "openid")
 
 const tableTokens = (all: ReadonlyArray<string>, keepWeak: boolean): { tokens: Array<string>; aggregate: boolean } => {
   let toks = all.filter((t) => !isDigit(t) && !nouns.decoration.has(t))
@@ -467,7 +470,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       if (family === "boolean" || family === "date" || family === "timestamp") continue
       const clinicalKey = clinical && n.clinicalKeyNoun !== null
       const noun = n.personKeyNoun ?? (clinicalKey ? n.clinicalKeyNoun : null)
-      if (noun === null) continue
+      if (noun === null || (noun === "client" && appClient(t.tokens))) continue
       // A bare person noun is a key only when typed like one (`customer integer`); as text it is a name.
       if (n.singleToken && n.keyNoun === null && !clinicalKey && family !== "integer" && family !== "uuid") continue
       if (noun === t.head && (c.isPrimaryKey || t.status === "person")) continue
@@ -486,6 +489,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     for (let j = 0; j < t.ds.columns.length; j++) {
       const n = t.names[j]!
       if (n.keyNoun === null || n.author || t.ds.columns[j]!.references !== null || t.personKeys?.[j] !== undefined) continue
+      if (n.keyNoun === "client" && appClient(t.tokens)) continue
       const family = t.families[j]!
       if (family === "boolean" || family === "date" || family === "timestamp") continue
       const target = namedTarget(byHead, t, n.keyNoun)

@@ -707,6 +707,17 @@ describe("multilingual vocabularies", () => {
     expectAll(get, { "list_of_speakers.id": "not", "list_of_speakers.closed": "not", "speakers.list_of_speakers_id": "not", "speakers.user_id": "personal" })
   })
 
+  it("in OAuth tables a client is an application, not a customer; a person's tokens stay personal", () => {
+    const get = run([
+      table("users", ["id integer | pk", "name varchar(60)", "email varchar(100)", "password varchar(255)"]),
+      table("clients", ["id integer | pk", "first_name varchar(60)", "last_name varchar(60)", "phone varchar(30)"]),
+      table("oauth_clients", ["id integer | pk", "name varchar(255)", "redirect text", "revoked boolean"]),
+      table("oauth_access_tokens", ["id varchar(100) | pk", "user_id integer | fk:users.id", "client_id integer", "revoked boolean"]),
+      table("invoices", ["id integer | pk", "client_id integer", "total numeric"])
+    ])
+    expectAll(get, { "oauth_clients.id": "not", "oauth_access_tokens.client_id": "not", "oauth_access_tokens.user_id": "personal", "invoices.client_id": "personal" })
+  })
+
   it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
     const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
     expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
