@@ -26,6 +26,6 @@ export default tseslint.config(
   },
   {
     files: ["scripts/**/*.mjs", "scripts/**/*.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", performance: "readonly", URL: "readonly", setTimeout: "readonly" } }
+    languageOptions: { globals: { process: "readonly", console: "readonly", performance: "readonly", URL: "readonly", setTimeout: "readonly", structuredClone: "readonly" } }
   }
 )

@@ -13,11 +13,11 @@ import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
  * may only rise: on the 101 real applications the rules were revised on (P 0.774, R 0.726), and on the
- * 8 applications labelled while the rules and the second stage's design were frozen (the 12th judgement,
- * docs/classifier.md: P 0.686, R 0.725; each new held-out batch resets this one). Far
+ * 8 applications labelled while the rules and the second stage's design were frozen (the 13th judgement,
+ * docs/classifier.md: P 0.772, R 0.687; each new held-out batch resets this one). Far
  * from the goal of issue 9 (P ≥ 0.95, R ≥ 0.93): regression guards only.
  */
-const FLOOR = { revised: { precision: 0.77, recall: 0.71 }, heldOut: { precision: 0.67, recall: 0.71 } }
+const FLOOR = { revised: { precision: 0.77, recall: 0.71 }, heldOut: { precision: 0.75, recall: 0.67 } }
 
 const root = path.resolve(import.meta.dirname, "../..")
 const artifacts = path.join(root, "test-artifacts")
