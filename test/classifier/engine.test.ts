@@ -668,7 +668,7 @@ describe("multilingual vocabularies", () => {
     expectAll(get, { "students.tax_code": "personal", "students.thumbnail": "personal", "absences_view.student_tax_code": "personal", "absences_view.student_thumbnail": "personal" })
   })
 
-  it("a payment that spells out its debtor is not a table of people: the debtor's details are personal, the payment's are not", () => {
+  it("a payment that spells out its debtor (debitore, a person noun) is not a table of people: the debtor's details, address included, are personal, the payment's are not", () => {
     const get = run([
       table("versamenti", [
         "id bigint | pk", "importo_totale double precision", "data_scadenza timestamp", "causale_versamento varchar(1024)", "anomalo boolean",
@@ -677,7 +677,8 @@ describe("multilingual vocabularies", () => {
     ])
     expectAll(get, {
       "versamenti.id": "not", "versamenti.data_scadenza": "not", "versamenti.anomalo": "not",
-      "versamenti.debitore_anagrafica": "personal", "versamenti.debitore_email": "personal", "versamenti.debitore_telefono": "personal"
+      "versamenti.debitore_anagrafica": "personal", "versamenti.debitore_email": "personal", "versamenti.debitore_telefono": "personal",
+      "versamenti.debitore_indirizzo": "personal"
     })
   })
 
