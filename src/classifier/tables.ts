@@ -49,6 +49,7 @@ export interface TableInfo {
   criminalStrong: boolean
   criminalWeak: boolean
   personInTableName: boolean
+  clientIsApp: boolean
   hasPersonNames: boolean
   hasOrgName: boolean
   hasContactPerson: boolean
@@ -109,6 +110,8 @@ interface TableName {
   readonly criminalStrong: boolean
   readonly criminalWeak: boolean
   readonly personInTableName: boolean
+  /** An OAuth / OpenID table, where a `client` is an application, not a customer (`oauth_clients`). */
+  readonly clientIsApp: boolean
 }
 const tableNameCache = new Map<string, TableName>()
 
@@ -126,11 +129,13 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   const head =
     before.length > 0 ? before[before.length - 1]! : tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!) ? tokens[0]! : (tokens[tokens.length - 1] ?? "")
   const lastTwo = tokens.length >= 2 ? tokens.slice(-2).join("") : ""
+  const clientIsApp = appClient(tokens)
   const info: TableName = {
     tokens,
     head,
     aggregate,
-    personHead: nouns.person.has(head) && !aggregate && !(head === "client" && appClient(tokens)),
+    personHead: nouns.person.has(head) && !aggregate && !(head === "client" && clientIsApp),
+    clientIsApp,
     orgHead: nouns.organisation.has(head),
     objectHead: nouns.object.has(head),
     addressHead: nouns.address.has(head),
@@ -152,6 +157,9 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
 
 /** In OAuth / OpenID tables a `client` is an application, not a customer (`oauth_clients`, `oauth_access_tokens.client_id`). */
 const appClient = (tableTokens: ReadonlyArray<string>): boolean => tableTokens.some((x) => x === "oauth" || x === "oidc" || x === "openid")
+
+/** Whether a key noun can name people in this table (not an OAuth table's `client`). */
+const peopleNoun = (t: TableInfo, noun: string): boolean => !(noun === "client" && t.clientIsApp)
 
 const tableTokens = (all: ReadonlyArray<string>, keepWeak: boolean): { tokens: Array<string>; aggregate: boolean } => {
   let toks = all.filter((t) => !isDigit(t) && !nouns.decoration.has(t))
@@ -284,6 +292,7 @@ const buildTable = (ds: RawDataset): TableInfo => {
     criminalStrong: tn.criminalStrong,
     criminalWeak: tn.criminalWeak,
     personInTableName: tn.personInTableName,
+    clientIsApp: tn.clientIsApp,
     hasPersonNames: false,
     hasOrgName: false,
     hasContactPerson: false,
@@ -470,7 +479,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
       if (family === "boolean" || family === "date" || family === "timestamp") continue
       const clinicalKey = clinical && n.clinicalKeyNoun !== null
       const noun = n.personKeyNoun ?? (clinicalKey ? n.clinicalKeyNoun : null)
-      if (noun === null || (noun === "client" && appClient(t.tokens))) continue
+      if (noun === null || !peopleNoun(t, noun)) continue
       // A bare person noun is a key only when typed like one (`customer integer`); as text it is a name.
       if (n.singleToken && n.keyNoun === null && !clinicalKey && family !== "integer" && family !== "uuid") continue
       if (noun === t.head && (c.isPrimaryKey || t.status === "person")) continue
@@ -489,7 +498,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     for (let j = 0; j < t.ds.columns.length; j++) {
       const n = t.names[j]!
       if (n.keyNoun === null || n.author || t.ds.columns[j]!.references !== null || t.personKeys?.[j] !== undefined) continue
-      if (n.keyNoun === "client" && appClient(t.tokens)) continue
+      if (!peopleNoun(t, n.keyNoun)) continue
       const family = t.families[j]!
       if (family === "boolean" || family === "date" || family === "timestamp") continue
       const target = namedTarget(byHead, t, n.keyNoun)
