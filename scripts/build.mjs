@@ -21,7 +21,8 @@ try {
     legalComments: "none",
     logLevel: "warning",
     banner: {
-      js: "import { createRequire as __catalogCreateRequire } from 'node:module'; const require = __catalogCreateRequire(import.meta.url);"
+      js:
+        "import { createRequire as __catalogCreateRequire } from 'node:module'; const require = __catalogCreateRequire(import.meta.url);"
     },
     external: ["pg-native", "cloudflare:sockets"],
     // The local portal page (served by `catalog open`) as strings: `virtual:portal-assets`.
@@ -32,14 +33,20 @@ try {
   // build's chunks stay loadable for a CLI that started before this build; they are pruned after an hour.
   mkdirSync("dist", { recursive: true })
   const fresh = new Set(readdirSync(out))
-  for (const f of [...fresh].filter((f) => !f.startsWith("bin.js")).concat([...fresh].filter((f) => f.startsWith("bin.js")))) {
+  for (
+    const f of [...fresh].filter((f) => !f.startsWith("bin.js")).concat(
+      [...fresh].filter((f) => f.startsWith("bin.js"))
+    )
+  ) {
     renameSync(`${out}/${f}`, `dist/${f}`)
   }
   rmSync(out, { recursive: true, force: true })
   // --clean (before `npm pack`): only this build's files, so the package carries no stale chunks.
   const clean = process.argv.includes("--clean")
   for (const f of readdirSync("dist")) {
-    if (!fresh.has(f) && (clean || Date.now() - statSync(`dist/${f}`).mtimeMs > 3_600_000)) rmSync(`dist/${f}`, { force: true })
+    if (!fresh.has(f) && (clean || Date.now() - statSync(`dist/${f}`).mtimeMs > 3_600_000)) {
+      rmSync(`dist/${f}`, { force: true })
+    }
   }
 } catch (e) {
   rmSync(out, { recursive: true, force: true })

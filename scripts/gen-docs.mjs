@@ -29,6 +29,10 @@ for (const c of doc.commands) {
 }
 lines.push("## Environment variables", "", ...doc.environment.map((e) => `- \`${e.name}\` — ${e.description}`), "")
 lines.push("## Error registry", "", "| code | exit | message | fix |", "|---|---|---|---|")
-for (const e of doc.errors) lines.push(`| \`${e.code}\` | ${e.exitCode} | ${e.message.replace(/\|/g, "\\|")} | ${(e.fix ?? "").replace(/\|/g, "\\|")} |`)
+for (const e of doc.errors) {
+  lines.push(
+    `| \`${e.code}\` | ${e.exitCode} | ${e.message.replace(/\|/g, "\\|")} | ${(e.fix ?? "").replace(/\|/g, "\\|")} |`
+  )
+}
 writeFileSync("docs/commands.md", lines.join("\n") + "\n")
 console.log(`docs/commands.md: ${doc.commands.length} commands, ${doc.errors.length} error codes`)

@@ -11,7 +11,16 @@
 //
 // SAMPLE_WORKSPACE moves the workspace (tests use a temporary folder).
 import { spawnSync } from "node:child_process"
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 
@@ -54,10 +63,17 @@ if (!/^SAMPLE_SHOP_DB=/m.test(envText)) {
 
 // An earlier version of this script put the sample's configuration into the repository's .catalog/.
 const legacy = join(repo, ".catalog", "catalog.yml")
-if (workspace === join(samples, "workspace") && existsSync(legacy) && /connectionRef:\s*SAMPLE_SHOP_DB/.test(readFileSync(legacy, "utf8"))) {
+if (
+  workspace === join(samples, "workspace") && existsSync(legacy) &&
+  /connectionRef:\s*SAMPLE_SHOP_DB/.test(readFileSync(legacy, "utf8"))
+) {
   process.stderr.write(
-    `note: ${relative(process.cwd(), legacy) || legacy} is the sample's configuration, written there by an earlier \`npm run sample\`; ` +
-      `the sample now lives in ${relative(process.cwd(), workspace)}/. Delete .catalog/ (and SAMPLE_SHOP_DB in .env) if you do not need it.\n`
+    `note: ${
+      relative(process.cwd(), legacy) || legacy
+    } is the sample's configuration, written there by an earlier \`npm run sample\`; ` +
+      `the sample now lives in ${
+        relative(process.cwd(), workspace)
+      }/. Delete .catalog/ (and SAMPLE_SHOP_DB in .env) if you do not need it.\n`
   )
 }
 
@@ -76,7 +92,13 @@ if (!existsSync(bin)) {
 const r = spawnSync(process.execPath, [bin, ...argv], { stdio: "inherit", env, cwd: workspace })
 if (r.status === 0 && argv[0] === "start" && !argv.includes("--json")) {
   const rel = relative(repo, workspace) || "."
-  console.log(`\nThe sample lives in ${rel.startsWith("..") ? workspace : rel}/ (its own catalog.yml, .env and .catalog/); your project's catalog.yml is untouched.`)
-  console.log("Try: npm run sample -- status · npm run sample -- search email · npm run sample -- show shop/main/patients · npm run sample -- log --since 0")
+  console.log(
+    `\nThe sample lives in ${
+      rel.startsWith("..") ? workspace : rel
+    }/ (its own catalog.yml, .env and .catalog/); your project's catalog.yml is untouched.`
+  )
+  console.log(
+    "Try: npm run sample -- status · npm run sample -- search email · npm run sample -- show shop/main/patients · npm run sample -- log --since 0"
+  )
 }
 process.exit(r.status ?? 1)

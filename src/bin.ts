@@ -13,7 +13,8 @@ if (major < 22 || (major === 22 && minor < 18)) {
     error: {
       code: "NODE_VERSION_UNSUPPORTED",
       message: `This is Node.js ${process.versions.node}; local-data-catalog needs 22.18 or newer.`,
-      fix: "Install Node.js 22.18 or newer (https://nodejs.org), or run it through `npx` / `npm run` in this repository, which uses the bundled node@22."
+      fix:
+        "Install Node.js 22.18 or newer (https://nodejs.org), or run it through `npx` / `npm run` in this repository, which uses the bundled node@22."
     }
   }
   if (process.argv.includes("--json")) process.stdout.write(JSON.stringify(body, null, 2) + "\n")

@@ -10,12 +10,12 @@
 // esbuild (as the CLI bundle is); the cold figure is a fresh process's first call (module load + data
 // compile + classify), the warm figure the median of --runs calls in one process, interleaved with the rules
 // alone (no second stage, no calibration) for the ratio of what those cost.
+import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { build } from "esbuild"
 import { loadAvg, machine, median, repoRoot, round, textTable, writeResults } from "./lib.mjs"
 
 export const TARGET_MS = 1000
@@ -25,7 +25,9 @@ const arg = (argv, name, fallback) => (argv.includes(name) ? Number(argv[argv.in
 /** Sources holding `total` columns, copied from the corpus; `distinct` makes every name unique. */
 const workload = (total, distinct) => {
   const dir = join(repoRoot, "test/classifier/corpus")
-  const apps = readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")).datasets)
+  const apps = readdirSync(dir).filter((f) => f.endsWith(".json")).sort().map((f) =>
+    JSON.parse(readFileSync(join(dir, f), "utf8")).datasets
+  )
   const sources = []
   let n = 0
   let unique = 0
@@ -40,7 +42,13 @@ const workload = (total, distinct) => {
         const columns = d.columns.slice(0, total - n).map((c) => ({
           ...c,
           name: c.isPrimaryKey || c.references !== null ? c.name : suffix(c.name),
-          references: c.references === null ? null : { ...c.references, schema: `${c.references.schema ?? d.schema}_${copy}`, table: renamed.get(`${c.references.schema ?? d.schema}.${c.references.table}`) ?? c.references.table }
+          references: c.references === null
+            ? null
+            : {
+              ...c.references,
+              schema: `${c.references.schema ?? d.schema}_${copy}`,
+              table: renamed.get(`${c.references.schema ?? d.schema}.${c.references.table}`) ?? c.references.table
+            }
         }))
         n += columns.length
         source.push({ ...d, schema: `${d.schema}_${copy}`, name: renamed.get(`${d.schema}.${d.name}`), columns })
@@ -57,7 +65,15 @@ export const runClassifyBench = async (argv = []) => {
   const work = mkdtempSync(join(tmpdir(), "ldc-bench-classify-"))
   try {
     const bundle = join(work, "classifier.mjs")
-    await build({ entryPoints: [join(repoRoot, "src/classifier/engine.ts")], bundle: true, platform: "node", format: "esm", target: "node22", outfile: bundle, logLevel: "silent" })
+    await build({
+      entryPoints: [join(repoRoot, "src/classifier/engine.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      outfile: bundle,
+      logLevel: "silent"
+    })
     const results = []
     for (const distinct of [false, true]) {
       const { sources, columns } = workload(total, distinct)
@@ -65,7 +81,14 @@ export const runClassifyBench = async (argv = []) => {
       writeFileSync(input, JSON.stringify(sources))
       // Cold: a fresh process, module load and first call (the input is parsed before the clock starts).
       const probe = join(work, "cold.mjs")
-      writeFileSync(probe, `import { readFileSync } from "node:fs"\nconst sources = JSON.parse(readFileSync(${JSON.stringify(input)}, "utf8"))\nconst t0 = performance.now()\nconst { classifySource } = await import(${JSON.stringify(pathToFileURL(bundle).href)})\nlet flagged = 0\nfor (const s of sources) for (const row of classifySource(s)) for (const v of row) if (v.value !== "not") flagged++\nconsole.log(JSON.stringify({ ms: performance.now() - t0, flagged }))\n`)
+      writeFileSync(
+        probe,
+        `import { readFileSync } from "node:fs"\nconst sources = JSON.parse(readFileSync(${
+          JSON.stringify(input)
+        }, "utf8"))\nconst t0 = performance.now()\nconst { classifySource } = await import(${
+          JSON.stringify(pathToFileURL(bundle).href)
+        })\nlet flagged = 0\nfor (const s of sources) for (const row of classifySource(s)) for (const v of row) if (v.value !== "not") flagged++\nconsole.log(JSON.stringify({ ms: performance.now() - t0, flagged }))\n`
+      )
       const colds = []
       for (let i = 0; i < 3; i++) {
         const r = spawnSync(process.execPath, [probe], { encoding: "utf8" })
@@ -87,9 +110,25 @@ export const runClassifyBench = async (argv = []) => {
           rules.push(performance.now() - t1)
         }
       }
-      results.push({ workload: distinct ? "every name distinct" : "real names", columns, sources: sources.length, coldMs: round(median(colds)), warmMs: round(median(warm)), warmMin: round(Math.min(...warm)), warmMax: round(Math.max(...warm)), usPerColumn: round((median(warm) * 1000) / columns, 2), rulesWarmMs: round(median(rules)) })
+      results.push({
+        workload: distinct ? "every name distinct" : "real names",
+        columns,
+        sources: sources.length,
+        coldMs: round(median(colds)),
+        warmMs: round(median(warm)),
+        warmMin: round(Math.min(...warm)),
+        warmMax: round(Math.max(...warm)),
+        usPerColumn: round((median(warm) * 1000) / columns, 2),
+        rulesWarmMs: round(median(rules))
+      })
     }
-    const data = { date: new Date().toISOString(), machine: await machine(), load: await loadAvg(), targetMs: TARGET_MS, results }
+    const data = {
+      date: new Date().toISOString(),
+      machine: await machine(),
+      load: await loadAvg(),
+      targetMs: TARGET_MS,
+      results
+    }
     data.file = writeResults("classify", data)
     return data
   } finally {
@@ -98,9 +137,37 @@ export const runClassifyBench = async (argv = []) => {
 }
 
 export const printClassify = (data, log = console.log, summary = false) => {
-  const rows = data.results.map((r) => [r.workload, r.columns.toLocaleString("en"), r.sources, `${r.coldMs} ms`, `${r.warmMs} ms (${r.warmMin}–${r.warmMax})`, `${r.usPerColumn} µs`, r.rulesWarmMs === undefined ? "-" : `${r.rulesWarmMs} ms (×${round(r.warmMs / r.rulesWarmMs, 2)})`, r.warmMs < data.targetMs && r.coldMs < data.targetMs ? "met" : "MISSED"])
-  if (!summary) log(`classifier, ${data.machine.cpus} cores, load ${data.load.join(" ")}; target < ${data.targetMs} ms for 200,000 columns`)
-  log(textTable(["workload", "columns", "sources", "cold (fresh process)", "warm median (min–max)", "per column", "rules alone warm (whole ×)", "target"], rows))
+  const rows = data.results.map((
+    r
+  ) => [
+    r.workload,
+    r.columns.toLocaleString("en"),
+    r.sources,
+    `${r.coldMs} ms`,
+    `${r.warmMs} ms (${r.warmMin}–${r.warmMax})`,
+    `${r.usPerColumn} µs`,
+    r.rulesWarmMs === undefined ? "-" : `${r.rulesWarmMs} ms (×${round(r.warmMs / r.rulesWarmMs, 2)})`,
+    r.warmMs < data.targetMs && r.coldMs < data.targetMs ? "met" : "MISSED"
+  ])
+  if (!summary) {
+    log(
+      `classifier, ${data.machine.cpus} cores, load ${
+        data.load.join(" ")
+      }; target < ${data.targetMs} ms for 200,000 columns`
+    )
+  }
+  log(
+    textTable([
+      "workload",
+      "columns",
+      "sources",
+      "cold (fresh process)",
+      "warm median (min–max)",
+      "per column",
+      "rules alone warm (whole ×)",
+      "target"
+    ], rows)
+  )
   if (!summary) log(`results: ${data.file}`)
 }
 

@@ -12,8 +12,22 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
-  cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, resultsDir, round,
-  snapshotCli, summariseProfile, textTable, timedOk, writeResults
+  cleanEnv,
+  loadAvg,
+  machine,
+  median,
+  newestProfile,
+  parseJson,
+  percentile,
+  printProfile,
+  repoRoot,
+  resultsDir,
+  round,
+  snapshotCli,
+  summariseProfile,
+  textTable,
+  timedOk,
+  writeResults
 } from "./lib.mjs"
 
 export const TARGET_MEDIAN_MS = 200
@@ -30,7 +44,12 @@ const parseArgs = (argv) => {
   return o
 }
 
-const stats = (xs) => ({ runsMs: xs.map((x) => round(x)), medianMs: round(median(xs)), p90Ms: round(percentile(xs, 90)), minMs: round(Math.min(...xs)) })
+const stats = (xs) => ({
+  runsMs: xs.map((x) => round(x)),
+  medianMs: round(median(xs)),
+  p90Ms: round(percentile(xs, 90)),
+  minMs: round(Math.min(...xs))
+})
 
 export const runColdstartBench = async (argv = []) => {
   const opts = parseArgs(argv)
@@ -42,15 +61,26 @@ export const runColdstartBench = async (argv = []) => {
     // The source: the bundled sample shop/clinic schema in a fresh SQLite file.
     // node:sqlite warns that it is experimental; the warning is noise here (bin.ts hides it too).
     const emitWarning = process.emitWarning
-    process.emitWarning = (w, ...rest) => (/SQLite is an experimental feature/i.test(String(w?.message ?? w)) ? undefined : emitWarning.call(process, w, ...rest))
+    process.emitWarning = (
+      w,
+      ...rest
+    ) => (/SQLite is an experimental feature/i.test(String(w?.message ?? w))
+      ? undefined
+      : emitWarning.call(process, w, ...rest))
     const { DatabaseSync } = await import("node:sqlite")
     const dbFile = join(dir, "shop.db")
     const conn = new DatabaseSync(dbFile)
     conn.exec(readFileSync(join(repoRoot, "samples", "shop.sql"), "utf8"))
     conn.close()
-    writeFileSync(join(dir, "catalog.yml"), "version: 1\nsources:\n  - id: shop\n    kind: sqlite\n    driver: node:sqlite\n    connectionRef: BENCH_SQLITE\n")
+    writeFileSync(
+      join(dir, "catalog.yml"),
+      "version: 1\nsources:\n  - id: shop\n    kind: sqlite\n    driver: node:sqlite\n    connectionRef: BENCH_SQLITE\n"
+    )
     const env = cleanEnv({ BENCH_SQLITE: dbFile })
-    const scan = parseJson(timedOk(node, [cliPath, "start", "--json"], { cwd: dir, env }).stdout, "catalog start --json")
+    const scan = parseJson(
+      timedOk(node, [cliPath, "start", "--json"], { cwd: dir, env }).stdout,
+      "catalog start --json"
+    )
     if (!scan.sources?.[0]?.reached) throw new Error(`the sample scan failed: ${JSON.stringify(scan)}`)
 
     const status = () => timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env })
@@ -93,7 +123,9 @@ export const runColdstartBench = async (argv = []) => {
       }
     }
     // Fewer than 21 runs (a smoke test) does not overwrite coldstart-<date>.json.
-    results.file = writeResults(opts.runs >= 21 ? "coldstart" : `coldstart-${opts.runs}runs`, results).slice(repoRoot.length + 1)
+    results.file = writeResults(opts.runs >= 21 ? "coldstart" : `coldstart-${opts.runs}runs`, results).slice(
+      repoRoot.length + 1
+    )
     printColdstart(results)
     return results
   } finally {
@@ -103,14 +135,32 @@ export const runColdstartBench = async (argv = []) => {
 
 export const printColdstart = (r, out = console.log, compact = false) => {
   out("")
-  out(`Cold start — \`catalog status --json\` on a scanned catalog (${r.catalog.datasets} datasets, ${r.catalog.columns} columns), ${r.runs} runs, Node ${r.machine.node}`)
+  out(
+    `Cold start — \`catalog status --json\` on a scanned catalog (${r.catalog.datasets} datasets, ${r.catalog.columns} columns), ${r.runs} runs, Node ${r.machine.node}`
+  )
   out(textTable(["process", "median", "p90", "min", "vs node -e 0", "target", ""], [
-    ["catalog status --json", `${r.status.medianMs} ms`, `${r.status.p90Ms} ms`, `${r.status.minMs} ms`, `${r.ratio}×`, `≤ ${r.target.medianMs} ms`, r.target.met ? "ok" : "MISSED"],
+    [
+      "catalog status --json",
+      `${r.status.medianMs} ms`,
+      `${r.status.p90Ms} ms`,
+      `${r.status.minMs} ms`,
+      `${r.ratio}×`,
+      `≤ ${r.target.medianMs} ms`,
+      r.target.met ? "ok" : "MISSED"
+    ],
     ["node -e 0", `${r.bareNode.medianMs} ms`, `${r.bareNode.p90Ms} ms`, `${r.bareNode.minMs} ms`, "1.00×", "", ""]
   ]))
-  out(`CLI overhead over bare Node: ${r.overheadMs} ms · load average at start ${r.loadAverage.atStart.join(" ")}, at end ${r.loadAverage.atEnd.join(" ")}`)
+  out(
+    `CLI overhead over bare Node: ${r.overheadMs} ms · load average at start ${
+      r.loadAverage.atStart.join(" ")
+    }, at end ${r.loadAverage.atEnd.join(" ")}`
+  )
   if (r.profile && compact) {
-    out(`where a \`status\` run goes (profile): ${r.profile.phases.slice(0, 5).map((p) => `${p.phase} ${p.pct}%`).join(" · ")}`)
+    out(
+      `where a \`status\` run goes (profile): ${
+        r.profile.phases.slice(0, 5).map((p) => `${p.phase} ${p.pct}%`).join(" · ")
+      }`
+    )
   } else if (r.profile) {
     out("")
     out(`Profile of one \`status --json\` (wall ${r.profile.wallMs} ms with --cpu-prof):`)

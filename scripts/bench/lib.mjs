@@ -27,7 +27,7 @@ export const requireBuild = () => {
 export const snapshotCli = (intoDir) => {
   const distDir = dirname(cliPath)
   const target = join(intoDir, "dist")
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       requireBuild()
       // A file written in the last 3 s: a build may still be writing.
@@ -40,7 +40,9 @@ export const snapshotCli = (intoDir) => {
       for (const f of js) {
         const text = readFileSync(join(target, f), "utf8")
         for (const m of text.matchAll(/(?:from\s*|import\s*\(\s*)"\.\/([^"]+)"/g)) {
-          if (!existsSync(join(target, m[1]))) throw new Error(`dist/${f} imports ./${m[1]}, which is missing (a build is running?)`)
+          if (!existsSync(join(target, m[1]))) {
+            throw new Error(`dist/${f} imports ./${m[1]}, which is missing (a build is running?)`)
+          }
         }
       }
       const smoke = spawnSync(process.execPath, [join(target, "bin.js"), "--version"], { encoding: "utf8" })
@@ -77,7 +79,10 @@ export const percentile = (xs, p) => {
   const s = sorted(xs)
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]
 }
-export const round = (x, digits = 1) => (x === null || x === undefined ? null : Math.round(x * 10 ** digits) / 10 ** digits)
+export const round = (
+  x,
+  digits = 1
+) => (x === null || x === undefined ? null : Math.round(x * 10 ** digits) / 10 ** digits)
 
 // ── processes ──────────────────────────────────────────────────────────────────────────────
 /** GNU time, when installed and working: it reports the peak RSS of the process it runs. */
@@ -91,7 +96,10 @@ export const gnuTime = (() => {
 const rssHook = join(tmpdir(), `ldc-bench-rss-hook-${process.pid}.mjs`)
 const ensureRssHook = () => {
   if (!existsSync(rssHook)) {
-    writeFileSync(rssHook, `process.on("exit", () => { process.stderr.write("\\n__LDC_MAXRSS_KB=" + process.resourceUsage().maxRSS + "\\n") })\n`)
+    writeFileSync(
+      rssHook,
+      `process.on("exit", () => { process.stderr.write("\\n__LDC_MAXRSS_KB=" + process.resourceUsage().maxRSS + "\\n") })\n`
+    )
   }
 }
 
@@ -137,7 +145,11 @@ export const timed = (command, args, { cwd, env, rss = false, input } = {}) => {
 export const timedOk = (command, args, opts) => {
   const r = timed(command, args, opts)
   if (r.status !== 0) {
-    throw new Error(`${command} ${args.join(" ")} exited with ${r.status ?? r.signal}\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`)
+    throw new Error(
+      `${command} ${args.join(" ")} exited with ${r.status ?? r.signal}\n--- stdout\n${
+        r.stdout.slice(-4000)
+      }\n--- stderr\n${r.stderr.slice(-4000)}`
+    )
   }
   return r
 }
@@ -230,18 +242,28 @@ const shortSource = (file) => {
  */
 const phaseOfFrame = (src, cf) => {
   const url = cf.url ?? ""
-  if (url.startsWith("node:internal/modules/") || url.startsWith("node:internal/bootstrap/")) return "module loading (read + compile JS)"
+  if (url.startsWith("node:internal/modules/") || url.startsWith("node:internal/bootstrap/")) {
+    return "module loading (read + compile JS)"
+  }
   if (src === null) return null
-  if (/node_modules\/(pg|pg-[^/]+|postgres-[^/]+|pgpass|mysql2|@effect\/sql-pg|@effect\/sql-mysql2|csv-parse)\//.test(src)) return "connector + DB driver (reading the source)"
+  if (
+    /node_modules\/(pg|pg-[^/]+|postgres-[^/]+|pgpass|mysql2|@effect\/sql-pg|@effect\/sql-mysql2|csv-parse)\//.test(src)
+  ) return "connector + DB driver (reading the source)"
   if (/src\/layers\/connectors\//.test(src)) return "connector + DB driver (reading the source)"
   if (/src\/classifier\/|src\/services\/Classifier/.test(src)) return "classification"
-  if (/src\/services\/Store|src\/layers\/NodeSqlite|src\/layers\/Sql|src\/migrations\//.test(src)) return "Store: SQLite index.db (reads + writes)"
+  if (/src\/services\/Store|src\/layers\/NodeSqlite|src\/layers\/Sql|src\/migrations\//.test(src)) {
+    return "Store: SQLite index.db (reads + writes)"
+  }
   if (/src\/services\/Scanner/.test(src)) return "scanner orchestration"
   if (/src\/services\/Reader/.test(src)) return "Reader (status/queries)"
-  if (/node_modules\/@effect\/(cli|platform|platform-node)\//.test(src) || /src\/programs\/|src\/bin\.ts/.test(src)) return "CLI parsing / output"
+  if (/node_modules\/@effect\/(cli|platform|platform-node)\//.test(src) || /src\/programs\/|src\/bin\.ts/.test(src)) {
+    return "CLI parsing / output"
+  }
   if (/node_modules\/yaml\/|src\/services\/(ConfigFile|Secrets|AppEnv)/.test(src)) return "config + secrets"
   // The top-level code of the main bundle chunk: evaluating every bundled module at import.
-  if (/\/dist\/main-[^/]+\.js$/.test(src) && cf.functionName === "" && cf.lineNumber === 0) return "module evaluation (top-level code of the bundle)"
+  if (/\/dist\/main-[^/]+\.js$/.test(src) && cf.functionName === "" && cf.lineNumber === 0) {
+    return "module evaluation (top-level code of the bundle)"
+  }
   return null
 }
 
@@ -328,9 +350,17 @@ export const summariseProfile = (file, top = 25, { phaseOf = null } = {}) => {
     phases: ranked(byPhase).map(([phase, us]) => ({ phase, ms: ms(us), pct: pct(us) })),
     timeline: buckets.map((b, i) => {
       const sum = [...b.values()].reduce((x, y) => x + y, 0) || 1
-      return { from: `${i * 10}%`, lead: ranked(b).slice(0, 3).map(([phase, us]) => `${phase} ${Math.round((100 * us) / sum)}%`).join(" · ") }
+      return {
+        from: `${i * 10}%`,
+        lead: ranked(b).slice(0, 3).map(([phase, us]) => `${phase} ${Math.round((100 * us) / sum)}%`).join(" · ")
+      }
     }),
-    topSelf: [...byFunction.values()].sort((a, b) => b.us - a.us).slice(0, top).map((f) => ({ function: f.function, source: f.source, ms: ms(f.us), pct: pct(f.us) })),
+    topSelf: [...byFunction.values()].sort((a, b) => b.us - a.us).slice(0, top).map((f) => ({
+      function: f.function,
+      source: f.source,
+      ms: ms(f.us),
+      pct: pct(f.us)
+    })),
     topSources: ranked(bySource).slice(0, 15).map(([source, us]) => ({ source, ms: ms(us), pct: pct(us) }))
   }
 }
@@ -348,7 +378,18 @@ export const printProfile = (summary, log = console.log) => {
   log("")
   log(textTable(["timeline", "leading phases"], summary.timeline.map((b) => [b.from, b.lead]), "rl"))
   log("")
-  log(textTable(["self time by source file", "ms", "%"], summary.topSources.slice(0, 10).map((f) => [f.source, f.ms, f.pct])))
+  log(
+    textTable(
+      ["self time by source file", "ms", "%"],
+      summary.topSources.slice(0, 10).map((f) => [f.source, f.ms, f.pct])
+    )
+  )
   log("")
-  log(textTable(["top self time: function", "source", "ms", "%"], summary.topSelf.map((f) => [f.function, f.source, f.ms, f.pct]), "llrr"))
+  log(
+    textTable(
+      ["top self time: function", "source", "ms", "%"],
+      summary.topSelf.map((f) => [f.function, f.source, f.ms, f.pct]),
+      "llrr"
+    )
+  )
 }

@@ -20,7 +20,16 @@
 // Ctrl-C (--keep keeps the folder, for a look at the catalog).
 import { Buffer } from "node:buffer"
 import { spawn, spawnSync } from "node:child_process"
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -28,8 +37,23 @@ import { dirname, join } from "node:path"
 import { clearTimeout } from "node:timers"
 import { pathToFileURL } from "node:url"
 import {
-  cliPath as repoCliPath, cleanEnv, loadAvg, machine, median, newestProfile, parseJson, percentile, printProfile, repoRoot, resultsDir, round,
-  snapshotCli, summariseProfile, textTable, timedOk, writeResults
+  cleanEnv,
+  cliPath as repoCliPath,
+  loadAvg,
+  machine,
+  median,
+  newestProfile,
+  parseJson,
+  percentile,
+  printProfile,
+  repoRoot,
+  resultsDir,
+  round,
+  snapshotCli,
+  summariseProfile,
+  textTable,
+  timedOk,
+  writeResults
 } from "./lib.mjs"
 import { columnPool, nouns, prng } from "./scan.mjs"
 
@@ -37,13 +61,50 @@ export const TARGETS = { searchP50Ms: 15, searchP99Ms: 50, datasetRps: 2000, mcp
 
 /** The search queries, in rotation: single words and two-word phrases people type. */
 export const searchQueries = [
-  "email", "customer", "first name", "birth", "iban", "status", "amount", "notes", "phone", "address", "order",
-  "customer email", "date of birth", "invoice", "payment", "health", "salary", "passport", "postal code", "ip address",
-  "created", "employees", "religion", "shipments", "last login", "tax", "criminal record", "device", "bank account", "gender"
+  "email",
+  "customer",
+  "first name",
+  "birth",
+  "iban",
+  "status",
+  "amount",
+  "notes",
+  "phone",
+  "address",
+  "order",
+  "customer email",
+  "date of birth",
+  "invoice",
+  "payment",
+  "health",
+  "salary",
+  "passport",
+  "postal code",
+  "ip address",
+  "created",
+  "employees",
+  "religion",
+  "shipments",
+  "last login",
+  "tax",
+  "criminal record",
+  "device",
+  "bank account",
+  "gender"
 ]
 
 const parseArgs = (argv) => {
-  const o = { tables: 10000, columns: 20, searchRequests: 300, duration: 10, connections: 20, rounds: 2, mcpCalls: 300, profile: "auto", keep: false }
+  const o = {
+    tables: 10000,
+    columns: 20,
+    searchRequests: 300,
+    duration: 10,
+    connections: 20,
+    rounds: 2,
+    mcpCalls: 300,
+    profile: "auto",
+    keep: false
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const num = () => {
@@ -63,7 +124,10 @@ const parseArgs = (argv) => {
     else if (a === "--keep") o.keep = true
     else throw new Error(`unknown option ${a}`)
   }
-  if (!(o.tables >= 1) || !(o.columns >= 5) || !(o.searchRequests >= 10) || !(o.duration >= 1) || !(o.connections >= 1) || !(o.rounds >= 1) || !(o.mcpCalls >= 10)) {
+  if (
+    !(o.tables >= 1) || !(o.columns >= 5) || !(o.searchRequests >= 10) || !(o.duration >= 1) || !(o.connections >= 1) ||
+    !(o.rounds >= 1) || !(o.mcpCalls >= 10)
+  ) {
     throw new Error("invalid --tables/--columns/--search-requests/--duration/--connections/--rounds/--mcp-calls")
   }
   return o
@@ -71,7 +135,8 @@ const parseArgs = (argv) => {
 
 const started = performance.now()
 /** Progress on stderr, with the seconds since the benchmark started. */
-const log = (s = "") => process.stderr.write(`[${(round((performance.now() - started) / 1000, 1)).toFixed(1).padStart(5)} s] ${s}\n`)
+const log = (s = "") =>
+  process.stderr.write(`[${(round((performance.now() - started) / 1000, 1)).toFixed(1).padStart(5)} s] ${s}\n`)
 const stats = (xs) => ({
   n: xs.length,
   p50Ms: round(percentile(xs, 50), 2),
@@ -93,7 +158,12 @@ const sqliteType = (t) => (t.endsWith("[]") ? "text" : t)
  */
 export const buildSqliteDataset = async (file, { tables, columns }) => {
   const emitWarning = process.emitWarning
-  process.emitWarning = (w, ...rest) => (/SQLite is an experimental feature/i.test(String(w?.message ?? w)) ? undefined : emitWarning.call(process, w, ...rest))
+  process.emitWarning = (
+    w,
+    ...rest
+  ) => (/SQLite is an experimental feature/i.test(String(w?.message ?? w))
+    ? undefined
+    : emitWarning.call(process, w, ...rest))
   const { DatabaseSync } = await import("node:sqlite")
   process.emitWarning = emitWarning
   const rand = prng(42)
@@ -107,18 +177,29 @@ export const buildSqliteDataset = async (file, { tables, columns }) => {
       const noun = nouns[(i - 1) % nouns.length]
       const name = `t${pad(i)}_${noun}`
       names.push(name)
-      const cols = [["id", "integer", true, "PRIMARY KEY"], ["created_at", "timestamptz", true, "DEFAULT CURRENT_TIMESTAMP"], ["updated_at", "timestamptz", false, ""]]
+      const cols = [["id", "integer", true, "PRIMARY KEY"], [
+        "created_at",
+        "timestamptz",
+        true,
+        "DEFAULT CURRENT_TIMESTAMP"
+      ], ["updated_at", "timestamptz", false, ""]]
       if (i % 10 === 0) cols.push(["parent_ref_id", "bigint", false, `REFERENCES ${names[i - 2]}(id)`])
       const pool = columnPool.slice()
       while (cols.length < columns) {
         const [col] = pool.splice(Math.floor(rand() * pool.length), 1)
         cols.push([col[0], sqliteType(col[1]), col[2], ""])
       }
-      const defs = cols.slice(0, columns).map(([c, t, nn, extra]) => `  ${c} ${t}${nn && !extra.includes("PRIMARY") ? " NOT NULL" : ""}${extra ? ` ${extra}` : ""}`)
+      const defs = cols.slice(0, columns).map(([c, t, nn, extra]) =>
+        `  ${c} ${t}${nn && !extra.includes("PRIMARY") ? " NOT NULL" : ""}${extra ? ` ${extra}` : ""}`
+      )
       db.exec(`CREATE TABLE ${name} (\n${defs.join(",\n")}\n)`)
       if (i % 50 === 0) {
         const picked = cols.slice(0, 5).map(([c]) => c)
-        db.exec(`CREATE VIEW v${pad(i)}_${noun}_overview AS SELECT ${picked.join(", ")} FROM ${name} WHERE updated_at IS NOT NULL`)
+        db.exec(
+          `CREATE VIEW v${pad(i)}_${noun}_overview AS SELECT ${
+            picked.join(", ")
+          } FROM ${name} WHERE updated_at IS NOT NULL`
+        )
         views++
         viewColumns += picked.length
       }
@@ -137,11 +218,13 @@ const children = new Set()
 const startChild = (command, args, opts) => {
   const child = spawn(command, args, { ...opts, stdio: ["pipe", "pipe", "pipe"] })
   const entry = { child, stderr: "", exited: null }
-  entry.exitedPromise = new Promise((resolve) => child.once("exit", (code, signal) => {
-    entry.exited = { code, signal }
-    children.delete(entry)
-    resolve(entry.exited)
-  }))
+  entry.exitedPromise = new Promise((resolve) =>
+    child.once("exit", (code, signal) => {
+      entry.exited = { code, signal }
+      children.delete(entry)
+      resolve(entry.exited)
+    })
+  )
   child.stderr.setEncoding("utf8")
   child.stderr.on("data", (d) => {
     entry.stderr = (entry.stderr + d).slice(-20000)
@@ -175,26 +258,40 @@ const killAllNow = () => {
 }
 
 /** Resolves with the first line the child prints on stdout (its JSON announcement). */
-const firstLine = (entry, what, timeoutMs = 120000) => new Promise((resolve, reject) => {
-  let buf = ""
-  let settled = false
-  const finish = (f) => {
-    if (settled) return
-    settled = true
-    clearTimeout(timer)
-    entry.child.stdout.off("data", onData)
-    f()
-  }
-  const onData = (d) => {
-    buf += d
-    const nl = buf.indexOf("\n")
-    if (nl >= 0) finish(() => resolve(buf.slice(0, nl)))
-  }
-  const timer = setTimeout(() => finish(() => reject(new Error(`${what} printed nothing within ${timeoutMs / 1000} s\n--- stderr\n${entry.stderr.slice(-4000)}`))), timeoutMs)
-  entry.child.stdout.setEncoding("utf8")
-  entry.child.stdout.on("data", onData)
-  entry.exitedPromise.then((x) => finish(() => reject(new Error(`${what} exited (${x.code ?? x.signal}) before it was ready\n--- stderr\n${entry.stderr.slice(-4000)}`))))
-})
+const firstLine = (entry, what, timeoutMs = 120000) =>
+  new Promise((resolve, reject) => {
+    let buf = ""
+    let settled = false
+    const finish = (f) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      entry.child.stdout.off("data", onData)
+      f()
+    }
+    const onData = (d) => {
+      buf += d
+      const nl = buf.indexOf("\n")
+      if (nl >= 0) finish(() => resolve(buf.slice(0, nl)))
+    }
+    const timer = setTimeout(() =>
+      finish(() =>
+        reject(
+          new Error(`${what} printed nothing within ${timeoutMs / 1000} s\n--- stderr\n${entry.stderr.slice(-4000)}`)
+        )
+      ), timeoutMs)
+    entry.child.stdout.setEncoding("utf8")
+    entry.child.stdout.on("data", onData)
+    entry.exitedPromise.then((x) =>
+      finish(() =>
+        reject(
+          new Error(
+            `${what} exited (${x.code ?? x.signal}) before it was ready\n--- stderr\n${entry.stderr.slice(-4000)}`
+          )
+        )
+      )
+    )
+  })
 
 /** `catalog open --port 0 --json` in `dir`; resolves once it listens. */
 const startOpen = async (cliPath, dir, env, nodeArgs = []) => {
@@ -223,16 +320,17 @@ const startBaseline = async (env) => {
 
 // ── HTTP ───────────────────────────────────────────────────────────────────────────────────
 /** One GET over `agent` (keep-alive); wall time from the call to the last body byte. */
-const httpGet = (agent, port, path) => new Promise((resolve, reject) => {
-  const t0 = performance.now()
-  const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { accept: "application/json" } }, (res) => {
-    const chunks = []
-    res.on("data", (c) => chunks.push(c))
-    res.on("end", () => resolve({ ms: performance.now() - t0, status: res.statusCode, body: Buffer.concat(chunks) }))
-    res.on("error", reject)
+const httpGet = (agent, port, path) =>
+  new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { accept: "application/json" } }, (res) => {
+      const chunks = []
+      res.on("data", (c) => chunks.push(c))
+      res.on("end", () => resolve({ ms: performance.now() - t0, status: res.statusCode, body: Buffer.concat(chunks) }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
   })
-  req.on("error", reject)
-})
 
 const searchPath = (q) => `/api/v1/search?q=${encodeURIComponent(q)}&limit=20`
 
@@ -242,7 +340,11 @@ const searchLoad = async (port, n, warmup) => {
   try {
     for (let i = 0; i < warmup; i++) {
       const r = await httpGet(agent, port, searchPath(searchQueries[i % searchQueries.length]))
-      if (r.status !== 200) throw new Error(`search "${searchQueries[i % searchQueries.length]}" answered ${r.status}: ${r.body.toString().slice(0, 500)}`)
+      if (r.status !== 200) {
+        throw new Error(
+          `search "${searchQueries[i % searchQueries.length]}" answered ${r.status}: ${r.body.toString().slice(0, 500)}`
+        )
+      }
     }
     const samples = []
     for (let i = 0; i < n; i++) {
@@ -276,18 +378,19 @@ const pingLoad = async (port, path, n, warmup) => {
 const autocannon = createRequire(import.meta.url)("autocannon")
 
 /** autocannon on `port`, each request taking the next path of `paths` (shared rotation over all connections). */
-const cannon = (port, paths, { connections, duration }) => new Promise((resolve, reject) => {
-  let next = 0
-  autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration,
-    pipelining: 1,
-    timeout: 10,
-    headers: { accept: "application/json" },
-    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }]
-  }, (err, res) => (err ? reject(err) : resolve(res)))
-})
+const cannon = (port, paths, { connections, duration }) =>
+  new Promise((resolve, reject) => {
+    let next = 0
+    autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections,
+      duration,
+      pipelining: 1,
+      timeout: 10,
+      headers: { accept: "application/json" },
+      requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }]
+    }, (err, res) => (err ? reject(err) : resolve(res)))
+  })
 
 const cannonSummary = (r) => ({
   requestsPerSec: round(r.requests.average, 0),
@@ -334,17 +437,20 @@ const mcpClient = (entry) => {
     }
   })
   entry.exitedPromise.then((x) => {
-    for (const p of pending.values()) p.reject(new Error(`catalog mcp exited (${x.code ?? x.signal})\n--- stderr\n${entry.stderr.slice(-4000)}`))
+    for (const p of pending.values()) {
+      p.reject(new Error(`catalog mcp exited (${x.code ?? x.signal})\n--- stderr\n${entry.stderr.slice(-4000)}`))
+    }
     pending.clear()
   })
   const send = (obj) => entry.child.stdin.write(JSON.stringify(obj) + "\n")
   return {
-    request: (method, params) => new Promise((resolve, reject) => {
-      const id = nextId++
-      const t0 = performance.now()
-      pending.set(id, { resolve, reject, t0 })
-      send({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) })
-    }),
+    request: (method, params) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++
+        const t0 = performance.now()
+        pending.set(id, { resolve, reject, t0 })
+        send({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) })
+      }),
     notify: (method, params) => send({ jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) }),
     close: () => entry.child.stdin.end()
   }
@@ -354,20 +460,35 @@ const startMcp = async (cliPath, work, env, nodeArgs = []) => {
   const entry = startChild(process.execPath, [...nodeArgs, cliPath, "mcp"], { cwd: work, env })
   const client = mcpClient(entry)
   const init = await Promise.race([
-    client.request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ldc-read-bench", version: "1" } }),
+    client.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "ldc-read-bench", version: "1" }
+    }),
     sleep(120000).then(() => {
       throw new Error(`catalog mcp did not answer initialize within 120 s\n--- stderr\n${entry.stderr.slice(-4000)}`)
     })
   ])
   if (init.msg.error) throw new Error(`initialize failed: ${JSON.stringify(init.msg.error)}`)
   client.notify("notifications/initialized")
-  return { entry, client, server: init.msg.result?.serverInfo ?? null, protocolVersion: init.msg.result?.protocolVersion ?? null }
+  return {
+    entry,
+    client,
+    server: init.msg.result?.serverInfo ?? null,
+    protocolVersion: init.msg.result?.protocolVersion ?? null
+  }
 }
 
 const callTool = async (client, name, args) => {
   const r = await client.request("tools/call", { name, arguments: args })
-  if (r.msg.error) throw new Error(`tools/call ${name} ${JSON.stringify(args)}: JSON-RPC error ${JSON.stringify(r.msg.error)}`)
-  if (r.msg.result?.isError) throw new Error(`tools/call ${name} ${JSON.stringify(args)} answered an error: ${JSON.stringify(r.msg.result).slice(0, 500)}`)
+  if (r.msg.error) {
+    throw new Error(`tools/call ${name} ${JSON.stringify(args)}: JSON-RPC error ${JSON.stringify(r.msg.error)}`)
+  }
+  if (r.msg.result?.isError) {
+    throw new Error(
+      `tools/call ${name} ${JSON.stringify(args)} answered an error: ${JSON.stringify(r.msg.result).slice(0, 500)}`
+    )
+  }
   return r
 }
 
@@ -382,9 +503,15 @@ const mcpLoad = async (client, ids, { calls, searchCalls, pings }) => {
     get.push(r.ms)
     getBytes += r.bytes
   }
-  for (let i = 0; i < 10; i++) await callTool(client, "search_datasets", { q: searchQueries[i % searchQueries.length], limit: 20 })
+  for (let i = 0; i < 10; i++) {
+    await callTool(client, "search_datasets", { q: searchQueries[i % searchQueries.length], limit: 20 })
+  }
   const search = []
-  for (let i = 0; i < searchCalls; i++) search.push((await callTool(client, "search_datasets", { q: searchQueries[i % searchQueries.length], limit: 20 })).ms)
+  for (let i = 0; i < searchCalls; i++) {
+    search.push(
+      (await callTool(client, "search_datasets", { q: searchQueries[i % searchQueries.length], limit: 20 })).ms
+    )
+  }
   const ping = []
   for (let i = 0; i < 10 + pings; i++) {
     const r = await client.request("ping")
@@ -397,8 +524,12 @@ const mcpLoad = async (client, ids, { calls, searchCalls, pings }) => {
 /** Phases of a read server's samples (innermost owning frame wins; null: keep walking up). */
 const readPhase = (src, cf) => {
   const url = cf.url ?? ""
-  if (url.startsWith("node:internal/modules/") || url.startsWith("node:internal/bootstrap/")) return "module loading (start-up)"
-  if (/^node:(_http|http|net|internal\/(http|net|stream_base|streams|js_stream))/.test(url)) return "Node http / net / streams"
+  if (url.startsWith("node:internal/modules/") || url.startsWith("node:internal/bootstrap/")) {
+    return "module loading (start-up)"
+  }
+  if (/^node:(_http|http|net|internal\/(http|net|stream_base|streams|js_stream))/.test(url)) {
+    return "Node http / net / streams"
+  }
   if (src === null) return null
   if (/src\/services\/Store|src\/layers\/(NodeSqlite|Sql)/.test(src)) return "Store: SQLite index.db reads"
   if (/src\/services\/Reader/.test(src)) return "Reader (assembling answers)"
@@ -406,8 +537,15 @@ const readPhase = (src, cf) => {
   if (/src\/programs\/mcp\//.test(src)) return "MCP tools (src/programs/mcp)"
   if (/node_modules\/(zod|ajv|zod-to-json-schema)\//.test(src)) return "MCP SDK schema validation (zod / ajv)"
   if (/node_modules\/@modelcontextprotocol\//.test(src)) return "MCP SDK (JSON-RPC, stdio transport)"
-  if (/node_modules\/(find-my-way[^/]*|@effect\/platform|@effect\/platform-node|@effect\/platform-node-shared)\//.test(src)) return "HTTP stack (@effect/platform, router)"
-  if (/node_modules\/effect\/dist\/[^/]+\/(Schema|ParseResult|SchemaAST|JSONSchema)\.js/.test(src) || /node_modules\/effect\/src\/(Schema|ParseResult|SchemaAST)\.ts/.test(src)) return "Effect Schema (decode / encode)"
+  if (
+    /node_modules\/(find-my-way[^/]*|@effect\/platform|@effect\/platform-node|@effect\/platform-node-shared)\//.test(
+      src
+    )
+  ) return "HTTP stack (@effect/platform, router)"
+  if (
+    /node_modules\/effect\/dist\/[^/]+\/(Schema|ParseResult|SchemaAST|JSONSchema)\.js/.test(src) ||
+    /node_modules\/effect\/src\/(Schema|ParseResult|SchemaAST)\.ts/.test(src)
+  ) return "Effect Schema (decode / encode)"
   return null
 }
 
@@ -478,12 +616,17 @@ const buildInfo = () => {
   const distDir = dirname(repoCliPath)
   let distBuiltAt = null
   try {
-    distBuiltAt = new Date(Math.max(...readdirSync(distDir).map((f) => statSync(join(distDir, f)).mtimeMs))).toISOString()
+    distBuiltAt = new Date(Math.max(...readdirSync(distDir).map((f) => statSync(join(distDir, f)).mtimeMs)))
+      .toISOString()
   } catch {
     // no dist/: snapshotCli has already failed
   }
   const dirty = git(["status", "--porcelain", "--", "src"])
-  return { commit: git(["rev-parse", "--short", "HEAD"]), srcChangedSinceCommit: dirty === null ? null : dirty.split("\n").filter((l) => l !== "").map((l) => l.slice(3)), distBuiltAt }
+  return {
+    commit: git(["rev-parse", "--short", "HEAD"]),
+    srcChangedSinceCommit: dirty === null ? null : dirty.split("\n").filter((l) => l !== "").map((l) => l.slice(3)),
+    distBuiltAt
+  }
 }
 
 // ── the benchmark ──────────────────────────────────────────────────────────────────────────
@@ -517,17 +660,39 @@ export const runReadBench = async (argv = []) => {
     let t0 = performance.now()
     const expect = await buildSqliteDataset(dbFile, opts)
     const buildMs = performance.now() - t0
-    log(`SQLite source: ${expect.tables} tables × ${opts.columns} columns + ${expect.views} views, written in ${round(buildMs / 1000, 1)} s`)
-    writeFileSync(join(dir, "catalog.yml"), "version: 1\nsources:\n  - id: bench\n    kind: sqlite\n    driver: node:sqlite\n    connectionRef: BENCH_DB\n")
+    log(
+      `SQLite source: ${expect.tables} tables × ${opts.columns} columns + ${expect.views} views, written in ${
+        round(buildMs / 1000, 1)
+      } s`
+    )
+    writeFileSync(
+      join(dir, "catalog.yml"),
+      "version: 1\nsources:\n  - id: bench\n    kind: sqlite\n    driver: node:sqlite\n    connectionRef: BENCH_DB\n"
+    )
     const env = cleanEnv({ BENCH_DB: dbFile })
     const scanRun = timedOk(node, [cliPath, "start", "--json"], { cwd: dir, env })
     const scan = parseJson(scanRun.stdout, "catalog start --json")
-    if (!scan.sources?.[0]?.reached) throw new Error(`the scan did not reach the source: ${JSON.stringify(scan.sources?.[0]?.error ?? scan).slice(0, 2000)}`)
+    if (!scan.sources?.[0]?.reached) {
+      throw new Error(
+        `the scan did not reach the source: ${JSON.stringify(scan.sources?.[0]?.error ?? scan).slice(0, 2000)}`
+      )
+    }
     log(`  scanned in ${round(scanRun.ms / 1000, 1)} s`)
-    const status = parseJson(timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env }).stdout, "catalog status --json")
+    const status = parseJson(
+      timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env }).stdout,
+      "catalog status --json"
+    )
     const complete = status.datasets >= expect.datasets && status.columns >= expect.columns
-    log(`  status: ${status.datasets} datasets, ${status.columns} columns${complete ? "" : ` — expected ${expect.datasets} / ${expect.columns}`}`)
-    if (!complete) throw new Error(`the catalog is incomplete: status counts ${status.datasets} datasets / ${status.columns} columns, expected ${expect.datasets} / ${expect.columns}`)
+    log(
+      `  status: ${status.datasets} datasets, ${status.columns} columns${
+        complete ? "" : ` — expected ${expect.datasets} / ${expect.columns}`
+      }`
+    )
+    if (!complete) {
+      throw new Error(
+        `the catalog is incomplete: status counts ${status.datasets} datasets / ${status.columns} columns, expected ${expect.datasets} / ${expect.columns}`
+      )
+    }
 
     // (2) HTTP
     loads.http = await loadAvg()
@@ -540,7 +705,9 @@ export const runReadBench = async (argv = []) => {
     agent.destroy()
     if (listRes.status !== 200) throw new Error(`GET /api/v1/datasets answered ${listRes.status}`)
     const ids = JSON.parse(listRes.body.toString()).datasets.map((d) => d.id)
-    if (ids.length < expect.datasets) throw new Error(`GET /api/v1/datasets listed ${ids.length} datasets, expected ${expect.datasets}`)
+    if (ids.length < expect.datasets) {
+      throw new Error(`GET /api/v1/datasets listed ${ids.length} datasets, expected ${expect.datasets}`)
+    }
     // A seeded shuffle: consecutive requests hit unrelated datasets.
     const rand = prng(7)
     const shuffled = ids.slice()
@@ -551,13 +718,24 @@ export const runReadBench = async (argv = []) => {
     const datasetPaths = shuffled.map((id) => `/api/v1/datasets/${encodeURIComponent(id)}`)
 
     // (2a) search latency
-    log(`search: ${opts.searchRequests} sequential requests over keep-alive (${searchQueries.length} queries in rotation) after a warm-up of ${2 * searchQueries.length}…`)
+    log(
+      `search: ${opts.searchRequests} sequential requests over keep-alive (${searchQueries.length} queries in rotation) after a warm-up of ${
+        2 * searchQueries.length
+      }…`
+    )
     const searchSamples = await searchLoad(server.port, opts.searchRequests, 2 * searchQueries.length)
     const searchMs = searchSamples.map((s) => s.ms)
     const byQuery = searchQueries.map((q) => {
       const mine = searchSamples.filter((s) => s.q === q)
       const body = JSON.parse(mine[0].body.toString())
-      return { q, medianMs: round(median(mine.map((s) => s.ms)), 2), maxMs: round(Math.max(...mine.map((s) => s.ms)), 2), returned: body.returned, total: body.total, bytes: mine[0].bytes }
+      return {
+        q,
+        medianMs: round(median(mine.map((s) => s.ms)), 2),
+        maxMs: round(Math.max(...mine.map((s) => s.ms)), 2),
+        returned: body.returned,
+        total: body.total,
+        bytes: mine[0].bytes
+      }
     })
     const search = { ...stats(searchMs), warmup: 2 * searchQueries.length, queries: searchQueries.length, byQuery }
     log(`  p50 ${search.p50Ms} ms · p90 ${search.p90Ms} ms · p99 ${search.p99Ms} ms · max ${search.maxMs} ms`)
@@ -570,22 +748,34 @@ export const runReadBench = async (argv = []) => {
     const datasetSeq = []
     for (let i = 0; i < 330; i++) {
       const r = await httpGet(seqAgent, server.port, datasetPaths[(i * 7919) % datasetPaths.length])
-      if (r.status !== 200) throw new Error(`GET ${datasetPaths[(i * 7919) % datasetPaths.length]} answered ${r.status}: ${r.body.toString().slice(0, 500)}`)
+      if (r.status !== 200) {
+        throw new Error(
+          `GET ${datasetPaths[(i * 7919) % datasetPaths.length]} answered ${r.status}: ${
+            r.body.toString().slice(0, 500)
+          }`
+        )
+      }
       if (i >= 30) datasetSeq.push(r.ms)
     }
     seqAgent.destroy()
     const baseline = await startBaseline(env)
     const floorMs = await pingLoad(baseline.port, datasetPaths[0], 300, 30)
     const cannonOpts = { connections: opts.connections, duration: opts.duration }
-    log(`GET /api/v1/datasets/:id: autocannon, ${opts.connections} connections × ${opts.duration} s, ${datasetPaths.length} ids in rotation, ${opts.rounds} round(s) interleaved with a bare node:http server…`)
+    log(
+      `GET /api/v1/datasets/:id: autocannon, ${opts.connections} connections × ${opts.duration} s, ${datasetPaths.length} ids in rotation, ${opts.rounds} round(s) interleaved with a bare node:http server…`
+    )
     await cannon(baseline.port, datasetPaths, { connections: opts.connections, duration: 2 }) // warm-ups, discarded
     await cannon(server.port, datasetPaths, { connections: opts.connections, duration: 2 })
     const rounds = []
     for (let i = 0; i < opts.rounds; i++) {
       const b = cannonSummary(await cannon(baseline.port, datasetPaths, cannonOpts))
-      log(`  baseline: ${b.requestsPerSec} req/s, p50 ${b.latencyP50Ms} ms, p99 ${b.latencyP99Ms} ms, non-2xx ${b.non2xx}, errors ${b.errors}`)
+      log(
+        `  baseline: ${b.requestsPerSec} req/s, p50 ${b.latencyP50Ms} ms, p99 ${b.latencyP99Ms} ms, non-2xx ${b.non2xx}, errors ${b.errors}`
+      )
       const c = cannonSummary(await cannon(server.port, datasetPaths, cannonOpts))
-      log(`  catalog:  ${c.requestsPerSec} req/s, p50 ${c.latencyP50Ms} ms, p99 ${c.latencyP99Ms} ms, non-2xx ${c.non2xx}, errors ${c.errors}, ${c.bytesPerResponse} B/response`)
+      log(
+        `  catalog:  ${c.requestsPerSec} req/s, p50 ${c.latencyP50Ms} ms, p99 ${c.latencyP99Ms} ms, non-2xx ${c.non2xx}, errors ${c.errors}, ${c.bytesPerResponse} B/response`
+      )
       rounds.push({ baseline: b, catalog: c, ratio: round(c.requestsPerSec / b.requestsPerSec, 3) })
     }
     await stopChild(baseline.entry)
@@ -593,7 +783,9 @@ export const runReadBench = async (argv = []) => {
     const catRps = median(rounds.map((r) => r.catalog.requestsPerSec))
     const baseRps = median(rounds.map((r) => r.baseline.requestsPerSec))
     const datasetLoad = {
-      tool: `autocannon ${createRequire(import.meta.url)("autocannon/package.json").version} (in the benchmark's process)`,
+      tool: `autocannon ${
+        createRequire(import.meta.url)("autocannon/package.json").version
+      } (in the benchmark's process)`,
       connections: opts.connections,
       durationS: opts.duration,
       ids: datasetPaths.length,
@@ -620,10 +812,22 @@ export const runReadBench = async (argv = []) => {
 
     // (3) MCP
     loads.mcp = await loadAvg()
-    const mcpEnv = cleanEnv({ BENCH_DB: dbFile, CATALOG_DATA: join(dir, ".catalog"), CATALOG_CONFIG: join(dir, "catalog.yml") })
-    log(`MCP: get_dataset × ${opts.mcpCalls}, search_datasets × ${Math.min(opts.mcpCalls, 100)}, ping × 100, sequential over stdio…`)
+    const mcpEnv = cleanEnv({
+      BENCH_DB: dbFile,
+      CATALOG_DATA: join(dir, ".catalog"),
+      CATALOG_CONFIG: join(dir, "catalog.yml")
+    })
+    log(
+      `MCP: get_dataset × ${opts.mcpCalls}, search_datasets × ${
+        Math.min(opts.mcpCalls, 100)
+      }, ping × 100, sequential over stdio…`
+    )
     const mcpServer = await startMcp(cliPath, work, mcpEnv)
-    const m = await mcpLoad(mcpServer.client, shuffled, { calls: opts.mcpCalls, searchCalls: Math.min(opts.mcpCalls, 100), pings: 100 })
+    const m = await mcpLoad(mcpServer.client, shuffled, {
+      calls: opts.mcpCalls,
+      searchCalls: Math.min(opts.mcpCalls, 100),
+      pings: 100
+    })
     mcpServer.client.close()
     const mcpExit = await Promise.race([mcpServer.entry.exitedPromise, sleep(5000).then(() => null)])
     if (mcpExit === null) await stopChild(mcpServer.entry, { signal: "SIGTERM" })
@@ -635,13 +839,18 @@ export const runReadBench = async (argv = []) => {
       searchDatasets: { ...stats(m.search), warmup: 10 },
       ping: stats(m.ping)
     }
-    log(`  get_dataset p50 ${mcp.getDataset.p50Ms} ms · p90 ${mcp.getDataset.p90Ms} ms · p99 ${mcp.getDataset.p99Ms} ms; search_datasets p50 ${mcp.searchDatasets.p50Ms} ms; ping p50 ${mcp.ping.p50Ms} ms`)
+    log(
+      `  get_dataset p50 ${mcp.getDataset.p50Ms} ms · p90 ${mcp.getDataset.p90Ms} ms · p99 ${mcp.getDataset.p99Ms} ms; search_datasets p50 ${mcp.searchDatasets.p50Ms} ms; ping p50 ${mcp.ping.p50Ms} ms`
+    )
 
     loads.atEnd = await loadAvg()
     const targets = {
       searchP50: { target: TARGETS.searchP50Ms, met: search.p50Ms <= TARGETS.searchP50Ms },
       searchP99: { target: TARGETS.searchP99Ms, met: search.p99Ms <= TARGETS.searchP99Ms },
-      datasetRps: { target: TARGETS.datasetRps, met: catRps >= TARGETS.datasetRps && datasetLoad.catalog.non2xx === 0 && datasetLoad.catalog.errors === 0 },
+      datasetRps: {
+        target: TARGETS.datasetRps,
+        met: catRps >= TARGETS.datasetRps && datasetLoad.catalog.non2xx === 0 && datasetLoad.catalog.errors === 0
+      },
       mcpGetP50: { target: TARGETS.mcpGetP50Ms, met: mcp.getDataset.p50Ms <= TARGETS.mcpGetP50Ms }
     }
     const results = {
@@ -650,7 +859,12 @@ export const runReadBench = async (argv = []) => {
       machine: await machine(),
       build,
       loadAverage: loads,
-      dataset: { ...expect, source: "SQLite (node:sqlite), one file", buildMs: round(buildMs, 0), scanMs: round(scanRun.ms, 0) },
+      dataset: {
+        ...expect,
+        source: "SQLite (node:sqlite), one file",
+        buildMs: round(buildMs, 0),
+        scanMs: round(scanRun.ms, 0)
+      },
       status: { datasets: status.datasets, columns: status.columns, complete },
       listAllDatasets: { ms: round(listMs, 1), bytes: listRes.body.length, datasets: ids.length },
       search,
@@ -661,8 +875,13 @@ export const runReadBench = async (argv = []) => {
     }
 
     // (5) where the server's time goes, for each missed target
-    const missed = { search: !targets.searchP50.met || !targets.searchP99.met, dataset: !targets.datasetRps.met, mcp: !targets.mcpGetP50.met }
-    const wanted = Object.entries(missed).filter(([, x]) => opts.profile === "always" || (opts.profile === "auto" && x)).map(([k]) => k)
+    const missed = {
+      search: !targets.searchP50.met || !targets.searchP99.met,
+      dataset: !targets.datasetRps.met,
+      mcp: !targets.mcpGetP50.met
+    }
+    const wanted = Object.entries(missed).filter(([, x]) => opts.profile === "always" || (opts.profile === "auto" && x))
+      .map(([k]) => k)
     if (wanted.length > 0) {
       results.profile = {}
       for (const kind of wanted) {
@@ -685,7 +904,10 @@ export const runReadBench = async (argv = []) => {
             try {
               await cannon(s.port, datasetPaths, { connections: opts.connections, duration: 1 })
               const fromUs = monoUs()
-              const r = await cannon(s.port, datasetPaths, { connections: opts.connections, duration: Math.min(5, opts.duration) })
+              const r = await cannon(s.port, datasetPaths, {
+                connections: opts.connections,
+                duration: Math.min(5, opts.duration)
+              })
               return { fromUs, toUs: monoUs(), requests: r.requests.total }
             } finally {
               await stopChild(s.entry, { graceMs: 30000 })
@@ -730,42 +952,96 @@ const fmt = (x) => (typeof x === "number" ? x.toLocaleString("en-US") : String(x
 export const printRead = (r, out = console.log, compact = false) => {
   const d = r.datasetLoad
   out("")
-  out(`Read surfaces — ${fmt(r.status.datasets)} datasets, ${fmt(r.status.columns)} columns (${r.dataset.source}), Node ${r.machine.node}, ${r.machine.cpus} cores`)
+  out(
+    `Read surfaces — ${fmt(r.status.datasets)} datasets, ${
+      fmt(r.status.columns)
+    } columns (${r.dataset.source}), Node ${r.machine.node}, ${r.machine.cpus} cores`
+  )
   out(textTable(["measure", "value", "target", ""], [
-    [`HTTP search, ${r.search.n} sequential (keep-alive): p50`, `${r.search.p50Ms} ms`, `≤ ${r.targets.searchP50.target} ms`, ok(r.targets.searchP50.met)],
+    [
+      `HTTP search, ${r.search.n} sequential (keep-alive): p50`,
+      `${r.search.p50Ms} ms`,
+      `≤ ${r.targets.searchP50.target} ms`,
+      ok(r.targets.searchP50.met)
+    ],
     ["  p90", `${r.search.p90Ms} ms`, "", ""],
     ["  p99", `${r.search.p99Ms} ms`, `≤ ${r.targets.searchP99.target} ms`, ok(r.targets.searchP99.met)],
     ["  max", `${r.search.maxMs} ms`, "", ""],
-    [`GET /datasets/:id, autocannon ${d.connections} conn × ${d.durationS} s`, `${fmt(d.catalog.requestsPerSec)} req/s`, `≥ ${fmt(r.targets.datasetRps.target)} req/s`, ok(r.targets.datasetRps.met)],
+    [
+      `GET /datasets/:id, autocannon ${d.connections} conn × ${d.durationS} s`,
+      `${fmt(d.catalog.requestsPerSec)} req/s`,
+      `≥ ${fmt(r.targets.datasetRps.target)} req/s`,
+      ok(r.targets.datasetRps.met)
+    ],
     ["  latency p50 / p99", `${d.catalog.latencyP50Ms} / ${d.catalog.latencyP99Ms} ms`, "", ""],
-    ["  non-2xx / errors", `${d.catalog.non2xx} / ${d.catalog.errors}`, "0", ok(d.catalog.non2xx === 0 && d.catalog.errors === 0)],
+    [
+      "  non-2xx / errors",
+      `${d.catalog.non2xx} / ${d.catalog.errors}`,
+      "0",
+      ok(d.catalog.non2xx === 0 && d.catalog.errors === 0)
+    ],
     ["  bare node:http, same load", `${fmt(d.baseline.requestsPerSec)} req/s`, "", `catalog = ${d.ratio}× of it`],
     ["  one at a time (300, keep-alive): p50 / p99", `${d.sequential.p50Ms} / ${d.sequential.p99Ms} ms`, "", ""],
-    [`MCP get_dataset, ${r.mcp.getDataset.n} sequential: p50`, `${r.mcp.getDataset.p50Ms} ms`, `≤ ${r.targets.mcpGetP50.target} ms`, ok(r.targets.mcpGetP50.met)],
+    [
+      `MCP get_dataset, ${r.mcp.getDataset.n} sequential: p50`,
+      `${r.mcp.getDataset.p50Ms} ms`,
+      `≤ ${r.targets.mcpGetP50.target} ms`,
+      ok(r.targets.mcpGetP50.met)
+    ],
     ["  p90 / p99", `${r.mcp.getDataset.p90Ms} / ${r.mcp.getDataset.p99Ms} ms`, "", ""],
-    [`MCP search_datasets, ${r.mcp.searchDatasets.n} sequential: p50`, `${r.mcp.searchDatasets.p50Ms} ms`, "", `p99 ${r.mcp.searchDatasets.p99Ms} ms`],
+    [
+      `MCP search_datasets, ${r.mcp.searchDatasets.n} sequential: p50`,
+      `${r.mcp.searchDatasets.p50Ms} ms`,
+      "",
+      `p99 ${r.mcp.searchDatasets.p99Ms} ms`
+    ],
     ["MCP ping (transport floor): p50", `${r.mcp.ping.p50Ms} ms`, "", ""]
   ], "lrrl"))
   const la = r.loadAverage
-  out(`load average (1/5/15 min): start ${la.atStart.join(" ")} · HTTP ${la.http.join(" ")} · MCP ${la.mcp.join(" ")} · end ${la.atEnd.join(" ")} (${r.machine.cpus} cores)`)
-  out(`rounds (catalog / bare req/s): ${d.rounds.map((x) => `${x.catalog.requestsPerSec} / ${x.baseline.requestsPerSec}`).join(" · ")} · bare node:http sequential round trip p50 ${d.baseline.sequentialRoundTrip.p50Ms} ms · dataset response ${fmt(d.catalog.bytesPerResponse)} B`)
+  out(
+    `load average (1/5/15 min): start ${la.atStart.join(" ")} · HTTP ${la.http.join(" ")} · MCP ${
+      la.mcp.join(" ")
+    } · end ${la.atEnd.join(" ")} (${r.machine.cpus} cores)`
+  )
+  out(
+    `rounds (catalog / bare req/s): ${
+      d.rounds.map((x) => `${x.catalog.requestsPerSec} / ${x.baseline.requestsPerSec}`).join(" · ")
+    } · bare node:http sequential round trip p50 ${d.baseline.sequentialRoundTrip.p50Ms} ms · dataset response ${
+      fmt(d.catalog.bytesPerResponse)
+    } B`
+  )
   if (!compact) {
     out("")
-    out(textTable(["search query", "median ms", "max ms", "hits", "total"], r.search.byQuery.map((q) => [q.q, q.medianMs, q.maxMs, q.returned, q.total])))
+    out(
+      textTable(
+        ["search query", "median ms", "max ms", "hits", "total"],
+        r.search.byQuery.map((q) => [q.q, q.medianMs, q.maxMs, q.returned, q.total])
+      )
+    )
   }
   if (r.profile && compact) {
     for (const [kind, p] of Object.entries(r.profile)) {
       const busy = p.phases.filter((x) => !x.phase.startsWith("idle"))
-      out(`where the ${kind} load's server time goes (profile, ${p.busyMsPerRequest} ms CPU per request): ${busy.slice(0, 5).map((x) => `${x.phase} ${round((100 * x.ms) / p.busyMs, 0)}%`).join(" · ")}`)
+      out(
+        `where the ${kind} load's server time goes (profile, ${p.busyMsPerRequest} ms CPU per request): ${
+          busy.slice(0, 5).map((x) => `${x.phase} ${round((100 * x.ms) / p.busyMs, 0)}%`).join(" · ")
+        }`
+      )
     }
   } else if (r.profile) {
     for (const [kind, p] of Object.entries(r.profile)) {
       out("")
-      out(`Profile of the server during the ${kind} load only (${p.loadMs} ms, busy ${p.busyMs} ms: ${p.busyMsPerRequest} ms of CPU per request over ${p.requests} requests; start-up and shut-down left out):`)
+      out(
+        `Profile of the server during the ${kind} load only (${p.loadMs} ms, busy ${p.busyMs} ms: ${p.busyMsPerRequest} ms of CPU per request over ${p.requests} requests; start-up and shut-down left out):`
+      )
       printProfile({ ...p, topSelf: p.topSelf.slice(0, 20) }, out)
     }
   }
-  out(`build: commit ${r.build.commit}${r.build.srcChangedSinceCommit?.length ? ` + ${r.build.srcChangedSinceCommit.length} changed src/ file(s)` : ""}, dist/ built ${r.build.distBuiltAt}`)
+  out(
+    `build: commit ${r.build.commit}${
+      r.build.srcChangedSinceCommit?.length ? ` + ${r.build.srcChangedSinceCommit.length} changed src/ file(s)` : ""
+    }, dist/ built ${r.build.distBuiltAt}`
+  )
   out(`results: ${r.file}`)
 }
 

@@ -29,7 +29,15 @@ const run = async (name, f) => {
 await run("coldstart", () => runColdstartBench(quick ? ["--runs", "5"] : []))
 await run("scan", () => runScanBench(quick ? ["--tables", "1000", "--runs", "1", "--psql-runs", "3"] : []))
 await run("classify", () => runClassifyBench(quick ? ["--columns", "20000", "--runs", "1"] : []))
-await run("read", () => runReadBench(quick ? ["--tables", "1000", "--search-requests", "60", "--duration", "3", "--rounds", "1", "--mcp-calls", "50"] : []))
+await run(
+  "read",
+  () =>
+    runReadBench(
+      quick
+        ? ["--tables", "1000", "--search-requests", "60", "--duration", "3", "--rounds", "1", "--mcp-calls", "50"]
+        : []
+    )
+)
 
 console.log("\n══════════ Summary ══════════")
 let missed = 0
@@ -53,5 +61,9 @@ for (const o of outcomes) {
   }
 }
 const failed = outcomes.filter((o) => o.error).length
-console.log(`\n${failed ? `${failed} benchmark(s) failed. ` : ""}${missed ? `${missed} benchmark(s) missed a target.` : failed ? "" : "All targets met."}`)
+console.log(
+  `\n${failed ? `${failed} benchmark(s) failed. ` : ""}${
+    missed ? `${missed} benchmark(s) missed a target.` : failed ? "" : "All targets met."
+  }`
+)
 process.exit(failed > 0 || (strict && missed > 0) ? 1 : 0)

@@ -20,8 +20,23 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
-  cleanEnv, loadAvg, machine, resultsDir, snapshotCli, median, newestProfile, parseJson, printProfile, repoRoot, round,
-  summariseProfile, textTable, timed, timedOk, gnuTime, writeResults
+  cleanEnv,
+  gnuTime,
+  loadAvg,
+  machine,
+  median,
+  newestProfile,
+  parseJson,
+  printProfile,
+  repoRoot,
+  resultsDir,
+  round,
+  snapshotCli,
+  summariseProfile,
+  textTable,
+  timed,
+  timedOk,
+  writeResults
 } from "./lib.mjs"
 
 export const TARGET_RATIO = 2.5
@@ -37,7 +52,8 @@ const psqlEnv = () => {
   for (const k of ["PGDATABASE", "PGOPTIONS", "PGSERVICE"]) delete env[k]
   return env
 }
-const psql = (db, args, input) => timedOk("psql", [...psqlBase(db), "-v", "ON_ERROR_STOP=1", ...args], { env: psqlEnv(), input })
+const psql = (db, args, input) =>
+  timedOk("psql", [...psqlBase(db), "-v", "ON_ERROR_STOP=1", ...args], { env: psqlEnv(), input })
 
 // ── the dataset ────────────────────────────────────────────────────────────────────────────
 // A small deterministic PRNG, so that every run builds the same database.
@@ -50,40 +66,157 @@ export const prng = (seed) => () => {
 
 export const schemas = ["public", "crm", "billing", "hr", "analytics"]
 export const nouns = [
-  "customers", "orders", "order_items", "invoices", "payments", "refunds", "products", "suppliers", "shipments",
-  "addresses", "employees", "payroll", "contracts", "leads", "contacts", "accounts", "subscriptions", "tickets",
-  "messages", "sessions", "events", "audit_log", "patients", "appointments", "prescriptions", "claims", "policies",
-  "vehicles", "bookings", "reviews", "carts", "coupons", "warehouses", "stock_levels", "returns", "donations",
-  "members", "students", "enrolments", "grades", "courses", "devices", "locations", "visits", "campaigns",
-  "newsletter_signups", "consents", "bank_accounts", "loans", "transactions", "job_applications", "candidates",
-  "timesheets", "expenses", "projects", "tasks", "documents", "attachments", "feedback", "partners"
+  "customers",
+  "orders",
+  "order_items",
+  "invoices",
+  "payments",
+  "refunds",
+  "products",
+  "suppliers",
+  "shipments",
+  "addresses",
+  "employees",
+  "payroll",
+  "contracts",
+  "leads",
+  "contacts",
+  "accounts",
+  "subscriptions",
+  "tickets",
+  "messages",
+  "sessions",
+  "events",
+  "audit_log",
+  "patients",
+  "appointments",
+  "prescriptions",
+  "claims",
+  "policies",
+  "vehicles",
+  "bookings",
+  "reviews",
+  "carts",
+  "coupons",
+  "warehouses",
+  "stock_levels",
+  "returns",
+  "donations",
+  "members",
+  "students",
+  "enrolments",
+  "grades",
+  "courses",
+  "devices",
+  "locations",
+  "visits",
+  "campaigns",
+  "newsletter_signups",
+  "consents",
+  "bank_accounts",
+  "loans",
+  "transactions",
+  "job_applications",
+  "candidates",
+  "timesheets",
+  "expenses",
+  "projects",
+  "tasks",
+  "documents",
+  "attachments",
+  "feedback",
+  "partners"
 ]
 // [name, type, not null?] — mixed personal, special-category and technical columns.
 export const columnPool = [
-  ["customer_id", "bigint", true], ["account_id", "bigint", false], ["user_id", "bigint", false], ["email", "varchar(255)", false],
-  ["email_verified", "boolean", true], ["first_name", "varchar(100)", false], ["last_name", "varchar(100)", false],
-  ["full_name", "text", false], ["display_name", "text", false], ["phone", "varchar(32)", false], ["mobile_number", "varchar(32)", false],
-  ["date_of_birth", "date", false], ["gender", "varchar(16)", false], ["nationality", "char(2)", false],
-  ["address_line1", "text", false], ["address_line2", "text", false], ["city", "varchar(100)", false], ["postal_code", "varchar(16)", false],
-  ["country_code", "char(2)", false], ["iban", "varchar(34)", false], ["card_last4", "char(4)", false], ["tax_id", "varchar(32)", false],
-  ["ssn", "varchar(11)", false], ["passport_number", "varchar(20)", false], ["ip_address", "inet", false], ["user_agent", "text", false],
-  ["device_id", "uuid", false], ["latitude", "double precision", false], ["longitude", "double precision", false],
-  ["health_condition", "text", false], ["diagnosis_code", "varchar(10)", false], ["blood_type", "varchar(3)", false],
-  ["religion", "text", false], ["ethnic_origin", "text", false], ["trade_union_member", "boolean", false],
-  ["criminal_record", "text", false], ["conviction_date", "date", false], ["salary", "numeric(12,2)", false],
-  ["amount", "numeric(12,2)", true], ["currency", "char(3)", true], ["quantity", "integer", true], ["unit_price", "numeric(10,2)", false],
-  ["discount_pct", "numeric(5,2)", false], ["total", "numeric(14,2)", false], ["status", "varchar(20)", true], ["priority", "smallint", false],
-  ["notes", "text", false], ["description", "text", false], ["title", "varchar(200)", false], ["sku", "varchar(40)", false],
-  ["category", "varchar(50)", false], ["tags", "text[]", false], ["metadata", "jsonb", false], ["payload", "jsonb", false],
-  ["is_active", "boolean", true], ["is_deleted", "boolean", true], ["version", "integer", true], ["external_ref", "uuid", false],
-  ["source_system", "varchar(30)", false], ["locale", "varchar(10)", false], ["timezone", "varchar(40)", false],
-  ["deleted_at", "timestamptz", false], ["approved_at", "timestamptz", false], ["due_date", "date", false], ["paid_at", "timestamptz", false],
-  ["shipped_at", "timestamptz", false], ["starts_on", "date", false], ["ends_on", "date", false], ["score", "real", false],
-  ["rating", "smallint", false], ["weight_kg", "numeric(8,3)", false], ["height_cm", "numeric(5,1)", false], ["photo", "bytea", false],
-  ["signature", "bytea", false], ["password_hash", "text", false], ["last_login_at", "timestamptz", false], ["login_count", "integer", false],
-  ["referrer_url", "text", false], ["utm_campaign", "varchar(100)", false], ["employer", "text", false], ["job_title", "varchar(100)", false],
-  ["emergency_contact_name", "text", false], ["emergency_contact_phone", "varchar(32)", false], ["marital_status", "varchar(20)", false],
-  ["checksum", "char(40)", false], ["row_hash", "bytea", false], ["batch_no", "integer", false], ["region", "varchar(20)", false]
+  ["customer_id", "bigint", true],
+  ["account_id", "bigint", false],
+  ["user_id", "bigint", false],
+  ["email", "varchar(255)", false],
+  ["email_verified", "boolean", true],
+  ["first_name", "varchar(100)", false],
+  ["last_name", "varchar(100)", false],
+  ["full_name", "text", false],
+  ["display_name", "text", false],
+  ["phone", "varchar(32)", false],
+  ["mobile_number", "varchar(32)", false],
+  ["date_of_birth", "date", false],
+  ["gender", "varchar(16)", false],
+  ["nationality", "char(2)", false],
+  ["address_line1", "text", false],
+  ["address_line2", "text", false],
+  ["city", "varchar(100)", false],
+  ["postal_code", "varchar(16)", false],
+  ["country_code", "char(2)", false],
+  ["iban", "varchar(34)", false],
+  ["card_last4", "char(4)", false],
+  ["tax_id", "varchar(32)", false],
+  ["ssn", "varchar(11)", false],
+  ["passport_number", "varchar(20)", false],
+  ["ip_address", "inet", false],
+  ["user_agent", "text", false],
+  ["device_id", "uuid", false],
+  ["latitude", "double precision", false],
+  ["longitude", "double precision", false],
+  ["health_condition", "text", false],
+  ["diagnosis_code", "varchar(10)", false],
+  ["blood_type", "varchar(3)", false],
+  ["religion", "text", false],
+  ["ethnic_origin", "text", false],
+  ["trade_union_member", "boolean", false],
+  ["criminal_record", "text", false],
+  ["conviction_date", "date", false],
+  ["salary", "numeric(12,2)", false],
+  ["amount", "numeric(12,2)", true],
+  ["currency", "char(3)", true],
+  ["quantity", "integer", true],
+  ["unit_price", "numeric(10,2)", false],
+  ["discount_pct", "numeric(5,2)", false],
+  ["total", "numeric(14,2)", false],
+  ["status", "varchar(20)", true],
+  ["priority", "smallint", false],
+  ["notes", "text", false],
+  ["description", "text", false],
+  ["title", "varchar(200)", false],
+  ["sku", "varchar(40)", false],
+  ["category", "varchar(50)", false],
+  ["tags", "text[]", false],
+  ["metadata", "jsonb", false],
+  ["payload", "jsonb", false],
+  ["is_active", "boolean", true],
+  ["is_deleted", "boolean", true],
+  ["version", "integer", true],
+  ["external_ref", "uuid", false],
+  ["source_system", "varchar(30)", false],
+  ["locale", "varchar(10)", false],
+  ["timezone", "varchar(40)", false],
+  ["deleted_at", "timestamptz", false],
+  ["approved_at", "timestamptz", false],
+  ["due_date", "date", false],
+  ["paid_at", "timestamptz", false],
+  ["shipped_at", "timestamptz", false],
+  ["starts_on", "date", false],
+  ["ends_on", "date", false],
+  ["score", "real", false],
+  ["rating", "smallint", false],
+  ["weight_kg", "numeric(8,3)", false],
+  ["height_cm", "numeric(5,1)", false],
+  ["photo", "bytea", false],
+  ["signature", "bytea", false],
+  ["password_hash", "text", false],
+  ["last_login_at", "timestamptz", false],
+  ["login_count", "integer", false],
+  ["referrer_url", "text", false],
+  ["utm_campaign", "varchar(100)", false],
+  ["employer", "text", false],
+  ["job_title", "varchar(100)", false],
+  ["emergency_contact_name", "text", false],
+  ["emergency_contact_phone", "varchar(32)", false],
+  ["marital_status", "varchar(20)", false],
+  ["checksum", "char(40)", false],
+  ["row_hash", "bytea", false],
+  ["batch_no", "integer", false],
+  ["region", "varchar(20)", false]
 ]
 const columnComments = {
   email: "Contact e-mail address",
@@ -113,7 +246,12 @@ export const datasetSql = ({ tables, columns }) => {
     const name = `t${pad(i)}_${noun}`
     const qualified = `${schema}.${name}`
     names.push(qualified)
-    const cols = [["id", "bigint", true, "PRIMARY KEY"], ["created_at", "timestamptz", true, "DEFAULT now()"], ["updated_at", "timestamptz", false, ""]]
+    const cols = [["id", "bigint", true, "PRIMARY KEY"], ["created_at", "timestamptz", true, "DEFAULT now()"], [
+      "updated_at",
+      "timestamptz",
+      false,
+      ""
+    ]]
     if (i % 10 === 0) {
       cols.push(["parent_ref_id", "bigint", false, `REFERENCES ${names[i - 2]}(id)`])
       foreignKeys++
@@ -125,15 +263,23 @@ export const datasetSql = ({ tables, columns }) => {
       const [col] = pool.splice(k, 1)
       cols.push([col[0], col[1], col[2], ""])
     }
-    const defs = cols.slice(0, columns).map(([c, t, nn, extra]) => `  ${c} ${t}${nn && !extra.includes("PRIMARY") ? " NOT NULL" : ""}${extra ? ` ${extra}` : ""}`)
+    const defs = cols.slice(0, columns).map(([c, t, nn, extra]) =>
+      `  ${c} ${t}${nn && !extra.includes("PRIMARY") ? " NOT NULL" : ""}${extra ? ` ${extra}` : ""}`
+    )
     out.push(`CREATE TABLE ${qualified} (\n${defs.join(",\n")}\n);`)
     if (i % 4 === 0) {
       out.push(`COMMENT ON TABLE ${qualified} IS ${q(`${noun.replace(/_/g, " ")} of business unit ${i % 17}`)};`)
-      for (const [c] of cols) if (columnComments[c]) out.push(`COMMENT ON COLUMN ${qualified}.${c} IS ${q(columnComments[c])};`)
+      for (const [c] of cols) {
+        if (columnComments[c]) out.push(`COMMENT ON COLUMN ${qualified}.${c} IS ${q(columnComments[c])};`)
+      }
     }
     if (i % 50 === 0) {
       const picked = cols.slice(0, 5).map(([c]) => c)
-      out.push(`CREATE VIEW ${schema}.v${pad(i)}_${noun}_overview AS SELECT ${picked.join(", ")} FROM ${qualified} WHERE updated_at IS NOT NULL;`)
+      out.push(
+        `CREATE VIEW ${schema}.v${pad(i)}_${noun}_overview AS SELECT ${
+          picked.join(", ")
+        } FROM ${qualified} WHERE updated_at IS NOT NULL;`
+      )
       views++
       viewColumns += picked.length
     }
@@ -176,7 +322,9 @@ const parseArgs = (argv) => {
     else if (a === "--db") o.db = next()
     else throw new Error(`unknown option ${a}`)
   }
-  if (!(o.tables >= 1) || !(o.columns >= 5) || !(o.runs >= 1) || !(o.psqlRuns >= 1)) throw new Error("invalid --tables/--columns/--runs/--psql-runs")
+  if (!(o.tables >= 1) || !(o.columns >= 5) || !(o.runs >= 1) || !(o.psqlRuns >= 1)) {
+    throw new Error("invalid --tables/--columns/--runs/--psql-runs")
+  }
   return o
 }
 
@@ -196,10 +344,14 @@ export const runScanBench = async (argv = []) => {
     if (dropped) return
     dropped = true
     if (opts.keepDb) {
-      log(`kept database ${db} (--keep-db); drop it with: psql -h ${PG.host} -U ${PG.user} -d postgres -c 'DROP DATABASE ${db} WITH (FORCE)'`)
+      log(
+        `kept database ${db} (--keep-db); drop it with: psql -h ${PG.host} -U ${PG.user} -d postgres -c 'DROP DATABASE ${db} WITH (FORCE)'`
+      )
       return
     }
-    const r = timed("psql", [...psqlBase("postgres"), "-q", "-c", `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`], { env: psqlEnv() })
+    const r = timed("psql", [...psqlBase("postgres"), "-q", "-c", `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`], {
+      env: psqlEnv()
+    })
     log(r.status === 0 ? `dropped database ${db}` : `could not drop database ${db}: ${r.stderr.trim()}`)
   }
   const onSignal = (sig) => {
@@ -218,7 +370,11 @@ export const runScanBench = async (argv = []) => {
     let setup = null
     const { sql, expect } = datasetSql(opts)
     if (created) {
-      log(`creating ${db}: ${opts.tables} tables × ${opts.columns} columns + ${expect.views} views (${round(sql.length / 1024 / 1024, 1)} MB of SQL)…`)
+      log(
+        `creating ${db}: ${opts.tables} tables × ${opts.columns} columns + ${expect.views} views (${
+          round(sql.length / 1024 / 1024, 1)
+        } MB of SQL)…`
+      )
       psql("postgres", ["-q", "-c", `CREATE DATABASE ${db}`])
       const scriptFile = join(work, "dataset.sql")
       writeFileSync(scriptFile, sql)
@@ -236,21 +392,32 @@ export const runScanBench = async (argv = []) => {
     const baselineRows = check.stdout.split("\n").filter((l) => l !== "").length
     const psqlMs = []
     const psqlRun = () => {
-      const ms = timedOk("psql", [...psqlBase(db), "-A", "-t", "-o", "/dev/null", "-c", baselineQuery], { env: psqlEnv() }).ms
+      const ms =
+        timedOk("psql", [...psqlBase(db), "-A", "-t", "-o", "/dev/null", "-c", baselineQuery], { env: psqlEnv() }).ms
       psqlMs.push(ms)
       log(`  psql: ${round(ms, 0)} ms`)
     }
 
     const dir = join(work, "catalog")
     mkdirSync(dir)
-    writeFileSync(join(dir, "catalog.yml"), "version: 1\nsources:\n  - id: bench\n    kind: postgres\n    driver: pg\n    connectionRef: BENCH_PG\n")
+    writeFileSync(
+      join(dir, "catalog.yml"),
+      "version: 1\nsources:\n  - id: bench\n    kind: postgres\n    driver: pg\n    connectionRef: BENCH_PG\n"
+    )
     const env = cleanEnv({ BENCH_PG: url })
     const start = (extraNodeArgs = []) => {
       const r = timedOk(node, [...extraNodeArgs, cliPath, "start", "--json"], { cwd: dir, env, rss: true })
       const report = parseJson(r.stdout, "catalog start --json")
       const src = report.sources?.[0]
       if (!src?.reached) throw new Error(`the scan did not reach the source: ${JSON.stringify(src?.error ?? report)}`)
-      return { ms: r.ms, maxRssKb: r.maxRssKb, sourceMs: src.ms, datasets: src.datasets, columns: src.columns, summary: report.summary }
+      return {
+        ms: r.ms,
+        maxRssKb: r.maxRssKb,
+        sourceMs: src.ms,
+        datasets: src.datasets,
+        columns: src.columns,
+        summary: report.summary
+      }
     }
     const fresh = () => rmSync(join(dir, ".catalog"), { recursive: true, force: true })
     const mb = (kb) => (kb === null ? "?" : round(kb / 1024, 0))
@@ -262,15 +429,26 @@ export const runScanBench = async (argv = []) => {
       psqlRun()
       fresh()
       const f = start()
-      log(`  first scan: ${round(f.ms, 0)} ms, connector ${f.sourceMs} ms, ${f.datasets} datasets / ${f.columns} columns, peak RSS ${mb(f.maxRssKb)} MB`)
+      log(
+        `  first scan: ${
+          round(f.ms, 0)
+        } ms, connector ${f.sourceMs} ms, ${f.datasets} datasets / ${f.columns} columns, peak RSS ${mb(f.maxRssKb)} MB`
+      )
       first.push(f)
       psqlRun()
       const r = start()
-      log(`  re-scan: ${round(r.ms, 0)} ms, connector ${r.sourceMs} ms, ${r.summary.changes} changes, peak RSS ${mb(r.maxRssKb)} MB`)
+      log(
+        `  re-scan: ${round(r.ms, 0)} ms, connector ${r.sourceMs} ms, ${r.summary.changes} changes, peak RSS ${
+          mb(r.maxRssKb)
+        } MB`
+      )
       rescan.push(r)
     }
     while (psqlMs.length < opts.psqlRuns) psqlRun()
-    const status = parseJson(timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env }).stdout, "catalog status --json")
+    const status = parseJson(
+      timedOk(node, [cliPath, "status", "--json"], { cwd: dir, env }).stdout,
+      "catalog status --json"
+    )
 
     // (4) results
     const psqlMedian = median(psqlMs)
@@ -285,13 +463,38 @@ export const runScanBench = async (argv = []) => {
       loadAverage: { atStart: loadBefore, atEnd: await loadAvg() },
       postgres: psql(db, ["-A", "-t", "-c", "show server_version"]).stdout.trim(),
       dataset: { ...expect, columnsPerTable: opts.columns, schemas: schemas.length, setup },
-      baseline: { query: "one pg_catalog query: every column of every user relation (format_type, attnotnull, relkind, reltuples, table + column comments)", rows: baselineRows, runsMs: psqlMs.map((x) => round(x)), medianMs: round(psqlMedian) },
-      firstScan: { runsMs: first.map((r) => round(r.ms)), medianMs: round(firstMedian), connectorMedianMs: median(first.map((r) => r.sourceMs)), ratio: round(firstMedian / psqlMedian, 2), peakRssMb: round(Math.max(...first.map((r) => r.maxRssKb ?? 0)) / 1024, 0) },
-      rescan: { runsMs: rescan.map((r) => round(r.ms)), medianMs: round(rescanMedian), connectorMedianMs: median(rescan.map((r) => r.sourceMs)), ratio: round(rescanMedian / psqlMedian, 2), changes: rescan.map((r) => r.summary.changes), peakRssMb: round(Math.max(...rescan.map((r) => r.maxRssKb ?? 0)) / 1024, 0) },
+      baseline: {
+        query:
+          "one pg_catalog query: every column of every user relation (format_type, attnotnull, relkind, reltuples, table + column comments)",
+        rows: baselineRows,
+        runsMs: psqlMs.map((x) => round(x)),
+        medianMs: round(psqlMedian)
+      },
+      firstScan: {
+        runsMs: first.map((r) => round(r.ms)),
+        medianMs: round(firstMedian),
+        connectorMedianMs: median(first.map((r) => r.sourceMs)),
+        ratio: round(firstMedian / psqlMedian, 2),
+        peakRssMb: round(Math.max(...first.map((r) => r.maxRssKb ?? 0)) / 1024, 0)
+      },
+      rescan: {
+        runsMs: rescan.map((r) => round(r.ms)),
+        medianMs: round(rescanMedian),
+        connectorMedianMs: median(rescan.map((r) => r.sourceMs)),
+        ratio: round(rescanMedian / psqlMedian, 2),
+        changes: rescan.map((r) => r.summary.changes),
+        peakRssMb: round(Math.max(...rescan.map((r) => r.maxRssKb ?? 0)) / 1024, 0)
+      },
       peakRssMb: rss.length ? round(Math.max(...rss) / 1024, 0) : null,
-      rssMethod: gnuTime !== null ? "GNU time %M (max RSS of the node process)" : "process.resourceUsage().maxRSS at exit (--import hook)",
+      rssMethod: gnuTime !== null
+        ? "GNU time %M (max RSS of the node process)"
+        : "process.resourceUsage().maxRSS at exit (--import hook)",
       status: { datasets: status.datasets, columns: status.columns, classes: status.classes, complete },
-      targets: { ratio: TARGET_RATIO, firstScanMet: firstMedian / psqlMedian <= TARGET_RATIO, rescanMet: rescanMedian / psqlMedian <= TARGET_RATIO },
+      targets: {
+        ratio: TARGET_RATIO,
+        firstScanMet: firstMedian / psqlMedian <= TARGET_RATIO,
+        rescanMet: rescanMedian / psqlMedian <= TARGET_RATIO
+      },
       profile: null
     }
 
@@ -313,7 +516,12 @@ export const runScanBench = async (argv = []) => {
         const keep = join(resultsDir, `scan-${kind}.cpuprofile`)
         mkdirSync(resultsDir, { recursive: true })
         copyFileSync(file, keep)
-        results.profile[kind] = { wallMs: round(r.ms, 0), connectorMs: r.sourceMs, ...summary, file: keep.slice(repoRoot.length + 1) }
+        results.profile[kind] = {
+          wallMs: round(r.ms, 0),
+          connectorMs: r.sourceMs,
+          ...summary,
+          file: keep.slice(repoRoot.length + 1)
+        }
       }
     }
 
@@ -334,26 +542,82 @@ const ok = (met) => (met ? "ok" : "MISSED")
 
 export const printScan = (r, out = console.log, compact = false) => {
   out("")
-  out(`Scan benchmark — ${r.dataset.tables} tables × ${r.dataset.columnsPerTable} columns + ${r.dataset.views} views in ${r.dataset.schemas} schemas (${r.postgres ? `PostgreSQL ${r.postgres}` : "PostgreSQL"}), Node ${r.machine.node}, ${r.machine.cpus} cores`)
+  out(
+    `Scan benchmark — ${r.dataset.tables} tables × ${r.dataset.columnsPerTable} columns + ${r.dataset.views} views in ${r.dataset.schemas} schemas (${
+      r.postgres ? `PostgreSQL ${r.postgres}` : "PostgreSQL"
+    }), Node ${r.machine.node}, ${r.machine.cpus} cores`
+  )
   out(textTable(["measure", "median", "vs psql", "target", ""], [
     ["psql, same catalog rows in one query", `${r.baseline.medianMs} ms`, "1.00×", "", `${r.baseline.rows} rows`],
-    ["catalog start — first scan", `${r.firstScan.medianMs} ms`, `${r.firstScan.ratio}×`, `≤ ${TARGET_RATIO}×`, ok(r.targets.firstScanMet)],
-    ["catalog start — re-scan, no change", `${r.rescan.medianMs} ms`, `${r.rescan.ratio}×`, `≤ ${TARGET_RATIO}×`, ok(r.targets.rescanMet)],
-    ["  of which connector (PG read + assemble)", `${r.firstScan.connectorMedianMs} / ${r.rescan.connectorMedianMs} ms`, "", "", "first / re-scan"],
-    ["peak RSS of the CLI", `${r.peakRssMb} MB`, "", "", `first ${r.firstScan.peakRssMb} MB, re-scan ${r.rescan.peakRssMb} MB`],
-    ["catalog status: datasets", String(r.status.datasets), "", `≥ ${r.dataset.datasets}`, ok(r.status.datasets >= r.dataset.datasets)],
-    ["catalog status: columns", String(r.status.columns), "", `≥ ${r.dataset.columns}`, ok(r.status.columns >= r.dataset.columns)]
+    [
+      "catalog start — first scan",
+      `${r.firstScan.medianMs} ms`,
+      `${r.firstScan.ratio}×`,
+      `≤ ${TARGET_RATIO}×`,
+      ok(r.targets.firstScanMet)
+    ],
+    [
+      "catalog start — re-scan, no change",
+      `${r.rescan.medianMs} ms`,
+      `${r.rescan.ratio}×`,
+      `≤ ${TARGET_RATIO}×`,
+      ok(r.targets.rescanMet)
+    ],
+    [
+      "  of which connector (PG read + assemble)",
+      `${r.firstScan.connectorMedianMs} / ${r.rescan.connectorMedianMs} ms`,
+      "",
+      "",
+      "first / re-scan"
+    ],
+    [
+      "peak RSS of the CLI",
+      `${r.peakRssMb} MB`,
+      "",
+      "",
+      `first ${r.firstScan.peakRssMb} MB, re-scan ${r.rescan.peakRssMb} MB`
+    ],
+    [
+      "catalog status: datasets",
+      String(r.status.datasets),
+      "",
+      `≥ ${r.dataset.datasets}`,
+      ok(r.status.datasets >= r.dataset.datasets)
+    ],
+    [
+      "catalog status: columns",
+      String(r.status.columns),
+      "",
+      `≥ ${r.dataset.columns}`,
+      ok(r.status.columns >= r.dataset.columns)
+    ]
   ]))
-  out(`load average at start ${r.loadAverage.atStart.join(" ")}, at end ${r.loadAverage.atEnd.join(" ")} (${r.machine.cpus} cores)`)
-  out(`re-scan changes: ${r.rescan.changes.join(", ")} · runs (ms): psql ${r.baseline.runsMs.join(", ")} · first ${r.firstScan.runsMs.join(", ")} · re-scan ${r.rescan.runsMs.join(", ")}`)
+  out(
+    `load average at start ${r.loadAverage.atStart.join(" ")}, at end ${
+      r.loadAverage.atEnd.join(" ")
+    } (${r.machine.cpus} cores)`
+  )
+  out(
+    `re-scan changes: ${r.rescan.changes.join(", ")} · runs (ms): psql ${r.baseline.runsMs.join(", ")} · first ${
+      r.firstScan.runsMs.join(", ")
+    } · re-scan ${r.rescan.runsMs.join(", ")}`
+  )
   if (r.profile && compact) {
     for (const [kind, p] of Object.entries(r.profile)) {
-      out(`where a ${kind === "firstScan" ? "first scan" : "re-scan"} goes (profile): ${p.phases.slice(0, 5).map((x) => `${x.phase} ${x.pct}%`).join(" · ")}`)
+      out(
+        `where a ${kind === "firstScan" ? "first scan" : "re-scan"} goes (profile): ${
+          p.phases.slice(0, 5).map((x) => `${x.phase} ${x.pct}%`).join(" · ")
+        }`
+      )
     }
   } else if (r.profile) {
     for (const [kind, p] of Object.entries(r.profile)) {
       out("")
-      out(`Profile of one ${kind === "firstScan" ? "first scan" : "re-scan"} (wall ${p.wallMs} ms with --cpu-prof; connector ${p.connectorMs} ms):`)
+      out(
+        `Profile of one ${
+          kind === "firstScan" ? "first scan" : "re-scan"
+        } (wall ${p.wallMs} ms with --cpu-prof; connector ${p.connectorMs} ms):`
+      )
       printProfile({ ...p, topSelf: p.topSelf.slice(0, 15) }, out)
     }
   }

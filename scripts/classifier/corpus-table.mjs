@@ -31,11 +31,17 @@ for (const file of readdirSync(sourcesDir).filter((f) => f.endsWith(".md")).sort
   for (const l of labels) c[l.label]++
   total.columns += labels.length
   for (const k of Object.keys(c)) total[k] += c[k]
-  const repo = field(md, "Repository", "Repo").replace(/^https?:\/\/github\.com\//, "").replace(/[`<>]/g, "").split(/\s+/)[0]
+  const repo =
+    field(md, "Repository", "Repo").replace(/^https?:\/\/github\.com\//, "").replace(/[`<>]/g, "").split(/\s+/)[0]
   const commit = (/[0-9a-f]{40}/.exec(field(md, "Commit")) ?? /[0-9a-f]{12,40}/.exec(md) ?? [""])[0].slice(0, 12)
   const licence = short(field(md, "Licence", "License").replace(/\s*\(.*$/, ""), 28)
-  const language = short(field(md, "Language of the names", "Names", "Language").replace(/\*\*/g, "").replace(/\s*\(.*$/, ""), 22)
-  rows.push(`| [\`${app}\`](sources/${file}) | ${repo} | \`${commit}\` | ${licence} | ${language} | ${labels.length} | ${c.personal} | ${c.special} | ${c.criminal} | ${c.not} |`)
+  const language = short(
+    field(md, "Language of the names", "Names", "Language").replace(/\*\*/g, "").replace(/\s*\(.*$/, ""),
+    22
+  )
+  rows.push(
+    `| [\`${app}\`](sources/${file}) | ${repo} | \`${commit}\` | ${licence} | ${language} | ${labels.length} | ${c.personal} | ${c.special} | ${c.criminal} | ${c.not} |`
+  )
 }
 const table = [
   "| application | repository | commit | licence | names | columns | personal | special | criminal | not |",

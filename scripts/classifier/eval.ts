@@ -17,8 +17,22 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { apps, argValue, calibratedLoao, crossFitted, figures, type Figures, type Judged, loadCorpus, type Prediction, reliability, revisedOn, root, tunedOn, writtenOn } from "./lib.js"
-
+import {
+  apps,
+  argValue,
+  calibratedLoao,
+  crossFitted,
+  type Figures,
+  figures,
+  type Judged,
+  loadCorpus,
+  type Prediction,
+  reliability,
+  revisedOn,
+  root,
+  tunedOn,
+  writtenOn
+} from "./lib.js"
 
 const t0 = performance.now()
 const examples = loadCorpus({ only: argValue("--only")?.split(",") })
@@ -38,11 +52,18 @@ const rules = predict(rulesOnly)
 
 const pct = (x: number): string => (x * 100).toFixed(1).padStart(5)
 const cls = (c: Figures["special"]): string => (c.n === 0 ? "     -" : `${pct(c.recall)}`)
-const header = "application                              cols | classifier P   R    exact  spec.R (n)   crim.R (n)   ECE  | rules P   R"
+const header =
+  "application                              cols | classifier P   R    exact  spec.R (n)   crim.R (n)   ECE  | rules P   R"
 const row = (name: string, e: Figures, m: Figures): string =>
-  `${name.padEnd(40)} ${String(e.n).padStart(5)} |     ${pct(e.precision)} ${pct(e.recall)}  ${pct(e.exact)}  ${cls(e.special)} (${String(e.special.n).padStart(3)})  ${cls(e.criminal)} (${String(e.criminal.n).padStart(3)})  ${e.ece.toFixed(3)} | ${pct(m.precision)} ${pct(m.recall)}`
+  `${name.padEnd(40)} ${String(e.n).padStart(5)} |     ${pct(e.precision)} ${pct(e.recall)}  ${pct(e.exact)}  ${
+    cls(e.special)
+  } (${String(e.special.n).padStart(3)})  ${cls(e.criminal)} (${String(e.criminal.n).padStart(3)})  ${
+    e.ece.toFixed(3)
+  } | ${pct(m.precision)} ${pct(m.recall)}`
 const of = (ps: ReadonlyArray<Prediction>, pred: (p: Prediction) => boolean) => figures(ps.filter(pred))
-const group = (app: string): string => (writtenOn.has(app) ? "written-on" : revisedOn.has(app) ? "revised-on" : "held-out")
+const group = (
+  app: string
+): string => (writtenOn.has(app) ? "written-on" : revisedOn.has(app) ? "revised-on" : "held-out")
 
 const lines = [header]
 const perApp: Record<string, { readonly classifier: Figures; readonly rules: Figures; readonly group: string }> = {}
@@ -63,19 +84,51 @@ const totals = {
 const count = (pred: (a: string) => boolean) => scoreApps.filter((a) => all.includes(a) && pred(a)).length
 lines.push("-".repeat(header.length))
 lines.push(row("ALL", totals.all.classifier, totals.all.rules))
-lines.push(row(`revised on (${count((a) => revisedOn.has(a))} applications)`, totals.revisedOn.classifier, totals.revisedOn.rules))
+lines.push(
+  row(
+    `revised on (${count((a) => revisedOn.has(a))} applications)`,
+    totals.revisedOn.classifier,
+    totals.revisedOn.rules
+  )
+)
 const heldOutApps = count((a) => !tunedOn.has(a))
-lines.push(heldOutApps === 0 ? "HELD OUT from the rules: none (every labelled application has been revised on; label new ones to judge again)" : row(`HELD OUT from the rules (${heldOutApps})`, totals.heldOut.classifier, totals.heldOut.rules))
+lines.push(
+  heldOutApps === 0
+    ? "HELD OUT from the rules: none (every labelled application has been revised on; label new ones to judge again)"
+    : row(`HELD OUT from the rules (${heldOutApps})`, totals.heldOut.classifier, totals.heldOut.rules)
+)
 const full = (name: string, f: Figures): string =>
-  `  ${name.padEnd(38)} P ${pct(f.precision)}  R ${pct(f.recall)}  F1 ${pct(f.f1)}  exact ${pct(f.exact)}  special R ${pct(f.special.recall)} (${f.special.n})  criminal R ${pct(f.criminal.recall)} (${f.criminal.n})  ECE ${f.ece.toFixed(3)}`
-if (heldOutApps > 0) lines.push("", "held out from the rules (labelled after they were frozen), in full:", full("classifier (LOAO)", totals.heldOut.classifier), full("rules alone (LOAO calibration)", totals.heldOut.rules))
-lines.push("all applications, in full:", full("classifier (LOAO)", totals.all.classifier), full("rules alone (LOAO calibration)", totals.all.rules))
+  `  ${name.padEnd(38)} P ${pct(f.precision)}  R ${pct(f.recall)}  F1 ${pct(f.f1)}  exact ${pct(f.exact)}  special R ${
+    pct(f.special.recall)
+  } (${f.special.n})  criminal R ${pct(f.criminal.recall)} (${f.criminal.n})  ECE ${f.ece.toFixed(3)}`
+if (heldOutApps > 0) {
+  lines.push(
+    "",
+    "held out from the rules (labelled after they were frozen), in full:",
+    full("classifier (LOAO)", totals.heldOut.classifier),
+    full("rules alone (LOAO calibration)", totals.heldOut.rules)
+  )
+}
+lines.push(
+  "all applications, in full:",
+  full("classifier (LOAO)", totals.all.classifier),
+  full("rules alone (LOAO calibration)", totals.all.rules)
+)
 const rel = reliability(classifier)
 lines.push("", "reliability (the classifier, leave-one-application-out): confidence bin → mean confidence, share right")
-for (const b of rel.bins) lines.push(`  ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)}  n=${String(b.n).padStart(5)}  confidence ${b.confidence.toFixed(3)}  right ${b.right.toFixed(3)}`)
+for (const b of rel.bins) {
+  lines.push(
+    `  ${b.from.toFixed(1)}–${(b.from + 0.1).toFixed(1)}  n=${String(b.n).padStart(5)}  confidence ${
+      b.confidence.toFixed(3)
+    }  right ${b.right.toFixed(3)}`
+  )
+}
 lines.push(`expected calibration error ${rel.ece.toFixed(3)}`, `(${((performance.now() - t0) / 1000).toFixed(1)} s)`)
 console.log(lines.join("\n"))
 
 const out = path.join(root, "scripts/classifier/results")
 fs.mkdirSync(out, { recursive: true })
-fs.writeFileSync(path.join(out, "latest.json"), JSON.stringify({ apps: perApp, totals, reliability: rel }, null, 2) + "\n")
+fs.writeFileSync(
+  path.join(out, "latest.json"),
+  JSON.stringify({ apps: perApp, totals, reliability: rel }, null, 2) + "\n"
+)

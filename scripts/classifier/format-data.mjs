@@ -12,7 +12,7 @@ const fmt = (v, indent) => {
   const inner = " ".repeat(indent + 2)
   if (Array.isArray(v)) {
     if (v.every((x) => typeof x === "string")) {
-      const one = JSON.stringify(v).replace(/","/g, '", "')
+      const one = JSON.stringify(v).replace(/","/g, "\", \"")
       if (pad.length + one.length <= WIDTH || v.length === 0) return one
       const lines = []
       let line = ""
@@ -26,18 +26,25 @@ const fmt = (v, indent) => {
       return `[\n${lines.map((l) => inner + l).join("\n")}\n${pad}]`
     }
     const compact = JSON.stringify(v)
-    if (compact.length + pad.length <= WIDTH && v.every((x) => typeof x !== "object" || Array.isArray(x))) return compact.replace(/","/g, '", "').replace(/\],\[/g, "], [")
+    if (compact.length + pad.length <= WIDTH && v.every((x) => typeof x !== "object" || Array.isArray(x))) {
+      return compact.replace(/","/g, "\", \"").replace(/\],\[/g, "], [")
+    }
     return `[\n${v.map((x) => inner + fmt(x, indent + 2)).join(",\n")}\n${pad}]`
   }
   if (v !== null && typeof v === "object") {
-    const compact = JSON.stringify(v).replace(/","/g, '", "').replace(/":/g, '": ').replace(/,"/g, ', "')
+    const compact = JSON.stringify(v).replace(/","/g, "\", \"").replace(/":/g, "\": ").replace(/,"/g, ", \"")
     if (compact.length + pad.length <= WIDTH && indent > 0) return compact.replace(/^\{/, "{ ").replace(/\}$/, " }")
-    return `{\n${Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${fmt(x, indent + 2)}`).join(",\n")}\n${pad}}`
+    return `{\n${
+      Object.entries(v).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${fmt(x, indent + 2)}`).join(",\n")
+    }\n${pad}}`
   }
   return JSON.stringify(v)
 }
 
-for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".json") && x !== "model.json" && x !== "calibration.json").sort()) {
+for (
+  const f of fs.readdirSync(dir).filter((x) => x.endsWith(".json") && x !== "model.json" && x !== "calibration.json")
+    .sort()
+) {
   const p = path.join(dir, f)
   const data = JSON.parse(fs.readFileSync(p, "utf8"))
   const out = fmt(data, 0) + "\n"

@@ -8,9 +8,9 @@ import { parse } from "csv-parse/sync"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { calibratedConfidence, type Calibration, fitCalibration } from "../../src/classifier/calibrate.js"
 import { judgeWithTables } from "../../src/classifier/engine.js"
-import { calibratedConfidence, fitCalibration, type Calibration } from "../../src/classifier/calibrate.js"
-import { classes, reconsider, sourceFeatures, type ModelWeights } from "../../src/classifier/model.js"
+import { classes, type ModelWeights, reconsider, sourceFeatures } from "../../src/classifier/model.js"
 import type { ClassValue, ColumnVerdict, RawDataset } from "../../src/domain/Metadata.js"
 
 export const root = path.resolve(import.meta.dirname, "../..")
@@ -35,8 +35,126 @@ const labelsDir = path.join(root, "test/classifier/labels")
  * out from the rules: labelled, by people who did not look at or run the classifier, while the rules and
  * the second stage's design were frozen.
  */
-export const writtenOn: ReadonlySet<string> = new Set(["pagila", "chinook", "northwind", "sakila", "mywind", "employees", "omop-cdm-5.4", "hakai-jsp", "dbt-jaffle-shop", "dbt-hubspot", "stripe", "bigquery-information-schema", "snowflake-information-schema", "bigquery-example", "snowflake-example"])
-export const revisedOn: ReadonlySet<string> = new Set(["aghu", "alfio", "bichard7-next-core", "ces-etl", "churchapps-api", "consul-democracy", "court-case-service", "facturascripts", "fineract", "flarum", "gepi", "gibbon", "giuaschool", "gnuhealth", "hibiscus", "hmpps-approved-premises-api", "hmpps-person-record", "hmpps-support-additional-needs-api", "liquid-feedback-core", "listmonk", "offender-management-allocation-manager", "open-zaak", "openemr", "openhospital", "orangehrm", "osticket", "ph7cms", "schulddossier", "sut-sc", "svws-server", "book-secure-move", "churchcrm", "dolibarr", "ieducar", "jorvik", "jverein", "mastodon", "opencad", "icehrm", "laa-apply-for-legal-aid", "openmrs", "phpbb", "phplist", "siap", "elexis", "histologe", "moodle", "prison-api", "suap", "vrijbrp-balie", "friendica", "lampschool", "prestashop", "sigesp", "vtiger", "galette", "hmpps-manage-adjudications-api", "openclinica", "opensis", "openstamanager", "openxe", "diaspora", "e-cidade", "hi-events", "hmpps-interventions-service", "openelis", "sentrifugo", "decidim", "firefly-iii", "intranet-monterroso", "makkelijkemarkt-api", "oscar-emr", "zammad", "kivitendo", "koha", "opencats", "qloapps", "admidio", "civicrm", "claim-crown-court-defence", "glpi", "ohc-care", "openpetra", "rdv-service-public", "scuola247", "chatwoot", "govpay", "loomio", "manage-recalls-api", "marley-healthcare", "pretix", "signals-amsterdam", "timetrex", "cla-backend", "jorani", "kimai", "lemmy", "mapasculturais", "openslides", "tamanu", "ushahidi"])
+export const writtenOn: ReadonlySet<string> = new Set([
+  "pagila",
+  "chinook",
+  "northwind",
+  "sakila",
+  "mywind",
+  "employees",
+  "omop-cdm-5.4",
+  "hakai-jsp",
+  "dbt-jaffle-shop",
+  "dbt-hubspot",
+  "stripe",
+  "bigquery-information-schema",
+  "snowflake-information-schema",
+  "bigquery-example",
+  "snowflake-example"
+])
+export const revisedOn: ReadonlySet<string> = new Set([
+  "aghu",
+  "alfio",
+  "bichard7-next-core",
+  "ces-etl",
+  "churchapps-api",
+  "consul-democracy",
+  "court-case-service",
+  "facturascripts",
+  "fineract",
+  "flarum",
+  "gepi",
+  "gibbon",
+  "giuaschool",
+  "gnuhealth",
+  "hibiscus",
+  "hmpps-approved-premises-api",
+  "hmpps-person-record",
+  "hmpps-support-additional-needs-api",
+  "liquid-feedback-core",
+  "listmonk",
+  "offender-management-allocation-manager",
+  "open-zaak",
+  "openemr",
+  "openhospital",
+  "orangehrm",
+  "osticket",
+  "ph7cms",
+  "schulddossier",
+  "sut-sc",
+  "svws-server",
+  "book-secure-move",
+  "churchcrm",
+  "dolibarr",
+  "ieducar",
+  "jorvik",
+  "jverein",
+  "mastodon",
+  "opencad",
+  "icehrm",
+  "laa-apply-for-legal-aid",
+  "openmrs",
+  "phpbb",
+  "phplist",
+  "siap",
+  "elexis",
+  "histologe",
+  "moodle",
+  "prison-api",
+  "suap",
+  "vrijbrp-balie",
+  "friendica",
+  "lampschool",
+  "prestashop",
+  "sigesp",
+  "vtiger",
+  "galette",
+  "hmpps-manage-adjudications-api",
+  "openclinica",
+  "opensis",
+  "openstamanager",
+  "openxe",
+  "diaspora",
+  "e-cidade",
+  "hi-events",
+  "hmpps-interventions-service",
+  "openelis",
+  "sentrifugo",
+  "decidim",
+  "firefly-iii",
+  "intranet-monterroso",
+  "makkelijkemarkt-api",
+  "oscar-emr",
+  "zammad",
+  "kivitendo",
+  "koha",
+  "opencats",
+  "qloapps",
+  "admidio",
+  "civicrm",
+  "claim-crown-court-defence",
+  "glpi",
+  "ohc-care",
+  "openpetra",
+  "rdv-service-public",
+  "scuola247",
+  "chatwoot",
+  "govpay",
+  "loomio",
+  "manage-recalls-api",
+  "marley-healthcare",
+  "pretix",
+  "signals-amsterdam",
+  "timetrex",
+  "cla-backend",
+  "jorani",
+  "kimai",
+  "lemmy",
+  "mapasculturais",
+  "openslides",
+  "tamanu",
+  "ushahidi"
+])
 export const tunedOn: ReadonlySet<string> = new Set([...writtenOn, ...revisedOn])
 
 export interface Label {
@@ -71,12 +189,25 @@ export const loadCorpus = ({ only }: LoadOptions = {}): ReadonlyArray<Example> =
     if (only !== undefined && !only.includes(app)) continue
     const corpusFile = path.join(corpusDir, `${app}.json`)
     if (!fs.existsSync(corpusFile)) continue
-    const datasets = (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
-    const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), { columns: true, skip_empty_lines: true, bom: true }) as Array<Label>
+    const datasets =
+      (JSON.parse(fs.readFileSync(corpusFile, "utf8")) as { datasets: ReadonlyArray<RawDataset> }).datasets
+    const labels = parse(fs.readFileSync(path.join(labelsDir, file), "utf8"), {
+      columns: true,
+      skip_empty_lines: true,
+      bom: true
+    }) as Array<Label>
     const { src, verdicts } = judgeWithTables(datasets)
     const features = sourceFeatures(src, verdicts)
     const index = new Map<string, { engine: ColumnVerdict; type: string; features: ReadonlyArray<string> }>()
-    datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, { engine: verdicts[i]![j]!, type: c.type, features: features[i]![j]! })))
+    datasets.forEach((ds, i) =>
+      ds.columns.forEach((c, j) =>
+        index.set(`${ds.schema}\u0000${ds.name}\u0000${c.name}`, {
+          engine: verdicts[i]![j]!,
+          type: c.type,
+          features: features[i]![j]!
+        })
+      )
+    )
     for (const label of labels) {
       const hit = index.get(`${label.schema}\u0000${label.table}\u0000${label.column}`)
       if (hit !== undefined) out.push({ app, label, ...hit })
@@ -101,8 +232,13 @@ export const calibrationOf = (judged: ReadonlyArray<Judged>, version: string): C
  * an application is fitted on the other applications only. Same order as `judged`.
  */
 export const calibratedLoao = (judged: ReadonlyArray<Judged>): ReadonlyArray<Judged> => {
-  const calibrations = new Map(apps(judged).map((app) => [app, calibrationOf(judged.filter((e) => e.app !== app), `without-${app}`)]))
-  return judged.map((e) => ({ ...e, verdict: { ...e.verdict, confidence: calibratedConfidence(calibrations.get(e.app)!, e.verdict) } }))
+  const calibrations = new Map(
+    apps(judged).map((app) => [app, calibrationOf(judged.filter((e) => e.app !== app), `without-${app}`)])
+  )
+  return judged.map((e) => ({
+    ...e,
+    verdict: { ...e.verdict, confidence: calibratedConfidence(calibrations.get(e.app)!, e.verdict) }
+  }))
 }
 
 const hashOf = (x: unknown): string => crypto.createHash("sha256").update(JSON.stringify(x)).digest("hex").slice(0, 12)
@@ -114,13 +250,17 @@ const hashOf = (x: unknown): string => crypto.createHash("sha256").update(JSON.s
 export const calibrationFileText = (judged: ReadonlyArray<Judged>): string => {
   const { families, rules, k } = calibrationOf(judged, "")
   const version = `counts-${hashOf({ k, families, rules })}`
-  return JSON.stringify({ version, k, families, rules }, null, 1).replace(/\[\n\s+(\d+),\n\s+(\d+)\n\s+\]/g, "[$1, $2]") + "\n"
+  return JSON.stringify({ version, k, families, rules }, null, 1).replace(
+    /\[\n\s+(\d+),\n\s+(\d+)\n\s+\]/g,
+    "[$1, $2]"
+  ) + "\n"
 }
 export const calibrationFile = path.join(root, "src/classifier/data/calibration.json")
 export const modelFile = path.join(root, "src/classifier/data/model.json")
 
 /** The second stage only ever re-reads some of the rules' `not`s (model.ts), so it learns from those. */
-const stageTwoExamples = (examples: ReadonlyArray<Example>): ReadonlyArray<Example> => examples.filter((e) => e.features.length > 0)
+const stageTwoExamples = (examples: ReadonlyArray<Example>): ReadonlyArray<Example> =>
+  examples.filter((e) => e.features.length > 0)
 
 /** The second stage trained on examples, versioned by its weights. */
 export const trainModel = (examples: ReadonlyArray<Example>): ModelWeights => {
@@ -133,26 +273,33 @@ export const modelFileText = (model: ModelWeights): string => {
   const lines = Object.keys(model.weights)
     .sort()
     .map((f) => `  ${JSON.stringify(f)}: [${model.weights[f]!.join(", ")}]`)
-  return `{\n "version": ${JSON.stringify(model.version)},\n "threshold": ${model.threshold},\n "bias": [${model.bias.join(", ")}],\n "weights": {\n${lines.join(",\n")}\n }\n}\n`
+  return `{\n "version": ${JSON.stringify(model.version)},\n "threshold": ${model.threshold},\n "bias": [${
+    model.bias.join(", ")
+  }],\n "weights": {\n${lines.join(",\n")}\n }\n}\n`
 }
-
 
 /**
  * The whole classifier's verdict on every example, each application judged by a second stage trained
  * WITHOUT it (cross-fitting): what the calibration is fitted on, and what `npm run classifier:eval` scores.
  */
-export const crossFitted = (examples: ReadonlyArray<Example>, progress?: (app: string, i: number, n: number) => void): ReadonlyArray<Judged> => {
+export const crossFitted = (
+  examples: ReadonlyArray<Example>,
+  progress?: (app: string, i: number, n: number) => void
+): ReadonlyArray<Judged> => {
   const all = apps(examples)
   const out: Array<Judged> = []
   all.forEach((app, i) => {
     progress?.(app, i, all.length)
     const model = train(stageTwoExamples(examples.filter((e) => e.app !== app)))
-    for (const e of examples) if (e.app === app) out.push({ app, label: e.label, verdict: reconsider(model, e.engine, e.features) })
+    for (const e of examples) {
+      if (e.app === app) out.push({ app, label: e.label, verdict: reconsider(model, e.engine, e.features) })
+    }
   })
   return out
 }
 
-export const apps = (examples: ReadonlyArray<{ readonly app: string }>): ReadonlyArray<string> => [...new Set(examples.map((e) => e.app))].sort()
+export const apps = (examples: ReadonlyArray<{ readonly app: string }>): ReadonlyArray<string> =>
+  [...new Set(examples.map((e) => e.app))].sort()
 
 // ── Training: multinomial logistic regression, AdaGrad, L2 ─────────────────────────────────────────
 
@@ -177,7 +324,14 @@ export interface TrainOptions {
  */
 export const THRESHOLD = 0.75
 
-export const defaultTrainOptions: TrainOptions = { epochs: 12, rate: 0.25, l2: 1e-4, minApps: 2, appBalance: 0.5, rareWeight: 2 }
+export const defaultTrainOptions: TrainOptions = {
+  epochs: 12,
+  rate: 0.25,
+  l2: 1e-4,
+  minApps: 2,
+  appBalance: 0.5,
+  rareWeight: 2
+}
 
 /** Each application weighs about the same, however many columns it has (a 2,000-column dbt project is not 20 schemas). */
 const appWeights = (examples: ReadonlyArray<Example>, balance: number): Map<string, number> => {
@@ -211,7 +365,11 @@ export const train = (examples: ReadonlyArray<Example>, o: TrainOptions = defaul
   const b = new Float64Array(K)
   const gb = new Float64Array(K).fill(1e-8)
   const weightOf = appWeights(examples, o.appBalance)
-  const rows = examples.map((e) => ({ x: [...new Set(e.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined), y: classes.indexOf(e.label.label), w: (weightOf.get(e.app) ?? 1) * (e.label.label === "special" || e.label.label === "criminal" ? o.rareWeight : 1) }))
+  const rows = examples.map((e) => ({
+    x: [...new Set(e.features)].map((f) => index.get(f)).filter((i): i is number => i !== undefined),
+    y: classes.indexOf(e.label.label),
+    w: (weightOf.get(e.app) ?? 1) * (e.label.label === "special" || e.label.label === "criminal" ? o.rareWeight : 1)
+  }))
   const s = new Float64Array(K)
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     for (const r of shuffle(rows, 7 + epoch)) {
@@ -287,11 +445,27 @@ export const figures = (ps: ReadonlyArray<Prediction>): Figures => {
   }
   const precision = ratio(tp, tp + fp)
   const recall = ratio(tp, tp + fn)
-  return { n: ps.length, precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall), exact: ratio(exact, ps.length), special: cls("special"), criminal: cls("criminal"), ece: reliability(ps).ece }
+  return {
+    n: ps.length,
+    precision,
+    recall,
+    f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall),
+    exact: ratio(exact, ps.length),
+    special: cls("special"),
+    criminal: cls("criminal"),
+    ece: reliability(ps).ece
+  }
 }
 
 /** Expected calibration error (10 equal-width bins of confidence) and the reliability table. */
-export const reliability = (ps: ReadonlyArray<Prediction>): { readonly ece: number; readonly bins: ReadonlyArray<{ readonly from: number; readonly n: number; readonly confidence: number; readonly right: number }> } => {
+export const reliability = (
+  ps: ReadonlyArray<Prediction>
+): {
+  readonly ece: number
+  readonly bins: ReadonlyArray<
+    { readonly from: number; readonly n: number; readonly confidence: number; readonly right: number }
+  >
+} => {
   const bins = Array.from({ length: 10 }, (_, i) => ({ from: i / 10, n: 0, conf: 0, right: 0 }))
   for (const p of ps) {
     const b = bins[Math.min(9, Math.floor(p.confidence * 10))]!
@@ -301,5 +475,13 @@ export const reliability = (ps: ReadonlyArray<Prediction>): { readonly ece: numb
   }
   const total = ps.length
   const ece = bins.reduce((e, b) => (b.n === 0 ? e : e + (b.n / total) * Math.abs(b.conf / b.n - b.right / b.n)), 0)
-  return { ece, bins: bins.filter((b) => b.n > 0).map((b) => ({ from: b.from, n: b.n, confidence: b.conf / b.n, right: b.right / b.n })) }
+  return {
+    ece,
+    bins: bins.filter((b) => b.n > 0).map((b) => ({
+      from: b.from,
+      n: b.n,
+      confidence: b.conf / b.n,
+      right: b.right / b.n
+    }))
+  }
 }

@@ -13,12 +13,25 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { apps, argValue, calibrationFile, calibrationFileText, crossFitted, loadCorpus, modelFile, modelFileText, root, trainModel } from "./lib.js"
+import {
+  apps,
+  argValue,
+  calibrationFile,
+  calibrationFileText,
+  crossFitted,
+  loadCorpus,
+  modelFile,
+  modelFileText,
+  root,
+  trainModel
+} from "./lib.js"
 
 const t0 = performance.now()
 const examples = loadCorpus({ only: argValue("--only")?.split(",") })
 const model = modelFileText(trainModel(examples))
-const calibration = calibrationFileText(crossFitted(examples, (app, i, n) => process.stderr.write(`\r  cross-fitting ${i + 1}/${n} ${app.padEnd(40)}`)))
+const calibration = calibrationFileText(
+  crossFitted(examples, (app, i, n) => process.stderr.write(`\r  cross-fitting ${i + 1}/${n} ${app.padEnd(40)}`))
+)
 process.stderr.write("\n")
 const files: ReadonlyArray<readonly [string, string]> = [[modelFile, model], [calibrationFile, calibration]]
 if (process.argv.includes("--check")) {
@@ -31,7 +44,11 @@ for (const [file, text] of files) fs.writeFileSync(file, text)
 const m = JSON.parse(model) as { version: string; weights: object }
 const c = JSON.parse(calibration) as { version: string; rules: object }
 console.log(
-  `${examples.length} labelled columns of ${apps(examples).length} applications (${((performance.now() - t0) / 1000).toFixed(1)} s):\n` +
-    `  second stage ${m.version}: ${Object.keys(m.weights).length} weighted features → ${path.relative(root, modelFile)}\n` +
+  `${examples.length} labelled columns of ${apps(examples).length} applications (${
+    ((performance.now() - t0) / 1000).toFixed(1)
+  } s):\n` +
+    `  second stage ${m.version}: ${Object.keys(m.weights).length} weighted features → ${
+      path.relative(root, modelFile)
+    }\n` +
     `  calibration ${c.version}: ${Object.keys(c.rules).length} rules → ${path.relative(root, calibrationFile)}`
 )

@@ -37,7 +37,11 @@ export const calibratedConfidence = (c: Calibration, v: ColumnVerdict): number =
 }
 
 /** Counts of a set of judged verdicts: the calibration to ship (or, left out of one application, to test on it). */
-export const fitCalibration = (judged: Iterable<{ readonly verdict: ColumnVerdict; readonly right: boolean }>, version: string, k = 20): Calibration => {
+export const fitCalibration = (
+  judged: Iterable<{ readonly verdict: ColumnVerdict; readonly right: boolean }>,
+  version: string,
+  k = 20
+): Calibration => {
   const families: Record<string, [number, number]> = {}
   const rules: Record<string, [number, number]> = {}
   const bump = (m: Record<string, [number, number]>, key: string, right: boolean) => {
@@ -49,7 +53,8 @@ export const fitCalibration = (judged: Iterable<{ readonly verdict: ColumnVerdic
     bump(families, `${verdict.value}|${ruleFamily(verdict.rule)}`, right)
     bump(rules, `${verdict.value}|${verdict.rule}`, right)
   }
-  const sorted = (m: Record<string, [number, number]>) => Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  const sorted = (m: Record<string, [number, number]>) =>
+    Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   return { version, k, families: sorted(families), rules: sorted(rules) }
 }
 
@@ -81,7 +86,10 @@ const isCountTable = (u: unknown): u is Record<string, readonly [number, number]
 export const decodeCalibration = (u: unknown): Calibration => {
   if (typeof u !== "object" || u === null) throw new Error("calibration.json: not an object")
   const o = u as Record<string, unknown>
-  if (typeof o.version !== "string" || typeof o.k !== "number" || o.k <= 0 || !isCountTable(o.families) || !isCountTable(o.rules)) {
+  if (
+    typeof o.version !== "string" || typeof o.k !== "number" || o.k <= 0 || !isCountTable(o.families) ||
+    !isCountTable(o.rules)
+  ) {
     throw new Error("calibration.json: expected { version, k > 0, families, rules } with [columns, right] counts")
   }
   return { version: o.version, k: o.k, families: o.families, rules: o.rules }

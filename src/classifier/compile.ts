@@ -3,13 +3,13 @@
  * load. Every word is folded and tokenised the same way column names are, so a vocabulary word written
  * with an accent or as a glued compound still meets the tokens of a column name.
  */
-import vocabularyData from "./data/vocabulary.json" with { type: "json" }
-import nounsData from "./data/nouns.json" with { type: "json" }
-import markersData from "./data/markers.json" with { type: "json" }
 import contextsData from "./data/contexts.json" with { type: "json" }
 import lexiconData from "./data/lexicon.json" with { type: "json" }
-import typesData from "./data/types.json" with { type: "json" }
+import markersData from "./data/markers.json" with { type: "json" }
+import nounsData from "./data/nouns.json" with { type: "json" }
 import rulesData from "./data/rules.json" with { type: "json" }
+import typesData from "./data/types.json" with { type: "json" }
+import vocabularyData from "./data/vocabulary.json" with { type: "json" }
 import { createTokenizer, fold, splitRaw, type Tokenizer } from "./tokenize.js"
 
 export type FlagClass = "personal" | "special" | "criminal"

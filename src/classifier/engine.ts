@@ -29,17 +29,14 @@
  * lowered by weak contexts and trailing unknown words, raised slightly in confirmed person tables.
  */
 import type { ColumnVerdict, RawDataset } from "../domain/Metadata.js"
-import {
-  tokenizer,
-  type TypeFamily
-} from "./compile.js"
-import { type NameInfo } from "./names.js"
-import { namedTarget, refTarget, prepareSource, type Source } from "./tables.js"
-import { classifyColumn } from "./judge.js"
 import { applyCalibration, type Calibration, decodeCalibration } from "./calibrate.js"
-import { decodeModel, type ModelWeights, secondStage } from "./model.js"
+import { tokenizer, type TypeFamily } from "./compile.js"
 import calibrationData from "./data/calibration.json" with { type: "json" }
 import modelData from "./data/model.json" with { type: "json" }
+import { classifyColumn } from "./judge.js"
+import { decodeModel, type ModelWeights, secondStage } from "./model.js"
+import { type NameInfo } from "./names.js"
+import { namedTarget, prepareSource, refTarget, type Source } from "./tables.js"
 
 /** Memoised verdicts of one name shape in tables of one signature. */
 interface MemoEntry {
@@ -67,10 +64,13 @@ export const classifySource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArr
 }
 
 /** The rules' verdicts with their hand-set confidence, before the second stage and calibration. */
-export const judgeSource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> => judgePrepared(prepareSource(datasets))
+export const judgeSource = (datasets: ReadonlyArray<RawDataset>): ReadonlyArray<ReadonlyArray<ColumnVerdict>> =>
+  judgePrepared(prepareSource(datasets))
 
 /** The rules' verdicts and the table pass they were judged in (what `npm run classifier:train` learns from). */
-export const judgeWithTables = (datasets: ReadonlyArray<RawDataset>): { readonly src: Source; readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>> } => {
+export const judgeWithTables = (
+  datasets: ReadonlyArray<RawDataset>
+): { readonly src: Source; readonly verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>> } => {
   const src = prepareSource(datasets)
   return { src, verdicts: judgePrepared(src) }
 }
@@ -107,7 +107,9 @@ const judgePrepared = (src: Source): ReadonlyArray<ReadonlyArray<ColumnVerdict>>
         // Clinical / criminal keys also depend on the table their noun names (rare: keyed by string).
         const named = namedTarget(src.byHead, t, n.keyNoun)?.id ?? ""
         const target = col.references === null ? "" : `${col.references.schema}.${col.references.table}`
-        const key = `${sigId}\u0001${n.name}\u0001${col.type}\u0001${col.isPrimaryKey ? 1 : 0}\u0001${t.personKeys?.[j] ?? ""}\u0001${n.keyNoun === t.head ? 1 : 0}\u0001${target}\u0001${named}`
+        const key = `${sigId}\u0001${n.name}\u0001${col.type}\u0001${col.isPrimaryKey ? 1 : 0}\u0001${
+          t.personKeys?.[j] ?? ""
+        }\u0001${n.keyNoun === t.head ? 1 : 0}\u0001${target}\u0001${named}`
         v = contextualMemo.get(key)
         if (v === undefined) {
           v = classifyColumn(src, t, j, false)
@@ -139,7 +141,8 @@ const judgePrepared = (src: Source): ReadonlyArray<ReadonlyArray<ColumnVerdict>>
         } else slots = entry.slots
         // Slot: type family × primary key × key named after the table × name-based person key.
         const nameKey = col.references === null && t.personKeys?.[j] !== undefined
-        const f = familyIndex[family] + (col.isPrimaryKey ? 12 : 0) + (n.keyNoun !== null && n.keyNoun === t.head ? 24 : 0) + (nameKey ? 48 : 0)
+        const f = familyIndex[family] + (col.isPrimaryKey ? 12 : 0) +
+          (n.keyNoun !== null && n.keyNoun === t.head ? 24 : 0) + (nameKey ? 48 : 0)
         v = slots[f]
         if (v === undefined) {
           v = classifyColumn(src, t, j, false)
@@ -147,7 +150,10 @@ const judgePrepared = (src: Source): ReadonlyArray<ReadonlyArray<ColumnVerdict>>
         }
       }
       // Only a column with no other signal, or a type veto, is read again with its comment (classifyColumn, step 10).
-      if (v.value === "not" && col.comment !== null && (v.rule === "default:not" || v.rule.startsWith("type-veto")) && col.comment.length > 0) {
+      if (
+        v.value === "not" && col.comment !== null && (v.rule === "default:not" || v.rule.startsWith("type-veto")) &&
+        col.comment.length > 0
+      ) {
         let byComment = withComments.get(v)
         if (byComment === undefined) {
           byComment = new Map()
@@ -190,4 +196,3 @@ export const classifyDataset = (dataset: RawDataset): ReadonlyArray<ColumnVerdic
 
 /** Exposed for tests and diagnostics: the whole-token analysis of a name. */
 export const tokensOf = (name: string): ReadonlyArray<string> => tokenizer.tokens(name)
-

@@ -16,8 +16,15 @@ import {
   typeEvidence,
   type TypeFamily
 } from "./compile.js"
-import { type Modifier, type MatchInfo, type NameInfo, personalPhoneWords, analyzeComment, analyzeTypeName } from "./names.js"
-import { type TableInfo, type Source, namedTarget, refTarget, isOrgTarget } from "./tables.js"
+import {
+  analyzeComment,
+  analyzeTypeName,
+  type MatchInfo,
+  type Modifier,
+  type NameInfo,
+  personalPhoneWords
+} from "./names.js"
+import { isOrgTarget, namedTarget, refTarget, type Source, type TableInfo } from "./tables.js"
 
 // ---------------------------------------------------------------------------------------------
 // Verdicts
@@ -58,7 +65,16 @@ const valueKinds = new Set([
 ])
 
 /** Kinds that describe the contact person in an organisation's row (not the organisation itself). */
-const personLevelKinds = new Set(["identity", "descriptor", "bioDate", "behaviour", "content", "special", "criminal", "credential"])
+const personLevelKinds = new Set([
+  "identity",
+  "descriptor",
+  "bioDate",
+  "behaviour",
+  "content",
+  "special",
+  "criminal",
+  "credential"
+])
 
 const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | null): boolean => {
   const content = e !== null && (e.kind === "content" || e.kind === "generic")
@@ -85,7 +101,8 @@ const needsMet = (needs: Needs, t: TableInfo, n: NameInfo, e: Entry | null): boo
   }
 }
 
-const orgLike = (t: TableInfo): boolean => t.status === "org" || t.status === "mixed" || (t.orgHead && t.status !== "person")
+const orgLike = (t: TableInfo): boolean =>
+  t.status === "org" || t.status === "mixed" || (t.orgHead && t.status !== "person")
 
 const escalate = (t: TableInfo, cls: FlagClass): FlagClass => {
   if (cls !== "personal") return cls
@@ -161,7 +178,11 @@ const evaluateEntries = (
     }
     // Counts, types, statuses, formats of a value (`email_count`, `phone_type`, `is_email_verified`).
     if (valueKind) {
-      const meta = n.negMeta !== null && trailing.includes(n.negMeta) ? `_${n.negMeta}` : n.negPrefix !== null && m.start > 0 ? `${n.negPrefix}_` : null
+      const meta = n.negMeta !== null && trailing.includes(n.negMeta)
+        ? `_${n.negMeta}`
+        : n.negPrefix !== null && m.start > 0
+        ? `${n.negPrefix}_`
+        : null
       if (meta !== null) {
         reject(m, `negative:${meta}`, C.negative, mMethod, `marker ${meta}`)
         continue
@@ -198,7 +219,10 @@ const evaluateEntries = (
     }
     const mod: Modifier = m.mod ?? (t.recipientHead ? "recipient" : null)
     // Birth dates and descriptors of things (animals, plants, products) are not a person's.
-    if ((e.kind === "bioDate" || e.kind === "descriptor") && t.objectHead && t.status === "none" && !t.linked && mod !== "person") {
+    if (
+      (e.kind === "bioDate" || e.kind === "descriptor") && t.objectHead && t.status === "none" && !t.linked &&
+      mod !== "person"
+    ) {
       reject(m, "context:object-table", C.contextSuppressed, "table-context", "describes a thing, not a person")
       continue
     }
@@ -207,7 +231,8 @@ const evaluateEntries = (
     // A name qualified by a person (`owner_name`, `customer_name`, `nom_client`) is a person's name anywhere.
     if (mod === "person" && e.id === "name") needs = "any"
     if (e.kind === "addressWeak" && !addressColumn) {
-      const addressContext = t.status === "person" || t.addressHead || mod === "person" || mod === "recipient" || mod === "address"
+      const addressContext = t.status === "person" || t.addressHead || mod === "person" || mod === "recipient" ||
+        mod === "address"
       if (!addressContext || !m.addressShape) {
         reject(m, "context:not-an-address", C.contextSuppressed, "table-context", "not part of a person's address")
         continue
@@ -227,7 +252,8 @@ const evaluateEntries = (
       }
     }
     // Organisation tables: their own name, address, phone and web page are not personal.
-    const personalPhone = e.kind === "contact" && e.id.startsWith("phone") && n.all.some((x) => personalPhoneWords.has(x))
+    const personalPhone = e.kind === "contact" && e.id.startsWith("phone") &&
+      n.all.some((x) => personalPhoneWords.has(x))
     if (e.orgSuppress && orgLike(t) && mod !== "person" && mod !== "recipient" && !addressColumn && !personalPhone) {
       const personLevel = personLevelKinds.has(e.kind) || (e.kind === "contact" && e.id === "email")
       if (!(t.status === "mixed" && personLevel)) {
@@ -247,14 +273,22 @@ const evaluateEntries = (
     return { verdict: verdict(cls, rule, conf * srcFactor, mMethod, cat, ev), veto: null, typeVetoed: null }
   }
   const vm: MatchInfo | null = vetoMatch
-  const veto = vm === null ? null : verdict("not", vetoRule, vetoConf, vetoMethod, null, [...evidenceOf(source, n, vm), vetoNote])
+  const veto = vm === null
+    ? null
+    : verdict("not", vetoRule, vetoConf, vetoMethod, null, [...evidenceOf(source, n, vm), vetoNote])
   return { verdict: null, veto, typeVetoed }
 }
 
 const contextVerdict = (t: TableInfo, ev: string): ColumnVerdict =>
   t.criminal
-    ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.case", [ev, "attribute of a criminal-justice record about a person"])
-    : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health", [ev, "attribute of a health record about a person"])
+    ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.case", [
+      ev,
+      "attribute of a criminal-justice record about a person"
+    ])
+    : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health", [
+      ev,
+      "attribute of a health record about a person"
+    ])
 
 export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment: boolean): ColumnVerdict => {
   const col: RawColumn = t.ds.columns[j]!
@@ -269,78 +303,139 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
 
   // 1. Own key of the table: `id`, or the single primary key that names the table itself.
   const namesTable = n.keyNoun !== null && n.keyNoun === t.head
-  const ownKey =
-    col.references === null &&
+  const ownKey = col.references === null &&
     personKey === undefined &&
     (n.bareId ||
       (namesTable && (n.idTail || col.isPrimaryKey)) ||
-      (col.isPrimaryKey && t.pkCount === 1 && (n.idTail || n.keyNoun !== null) && (t.status === "person" || n.matches.every((m) => !m.entry.idIsValue))))
+      (col.isPrimaryKey && t.pkCount === 1 && (n.idTail || n.keyNoun !== null) &&
+        (t.status === "person" || n.matches.every((m) => !m.entry.idIsValue))))
   if (ownKey) {
     if (t.status === "person") {
-      return verdict("personal", "pk:person-table", C.pkPersonTable, "primary-key", "identifier.person_key", [tableEv, "key of a table about people"])
+      return verdict("personal", "pk:person-table", C.pkPersonTable, "primary-key", "identifier.person_key", [
+        tableEv,
+        "key of a table about people"
+      ])
     }
     if ((t.instrumentHead && t.linked) || (t.sessionHead && t.hasOnlineEvidence)) {
-      return verdict("personal", "pk:personal-instrument", C.pkPersonalInstrument, "primary-key", "identifier.instrument", [tableEv, "key of a person's card/account/session"])
+      return verdict(
+        "personal",
+        "pk:personal-instrument",
+        C.pkPersonalInstrument,
+        "primary-key",
+        "identifier.instrument",
+        [tableEv, "key of a person's card/account/session"]
+      )
     }
-    return verdict("not", "pk:non-person", C.pkNonPerson, "primary-key", null, [tableEv, "surrogate key of a non-person record"])
+    return verdict("not", "pk:non-person", C.pkNonPerson, "primary-key", null, [
+      tableEv,
+      "surrogate key of a non-person record"
+    ])
   }
 
   // 2. Keys of people: a declared foreign key to a person table, or a name-based person key (a login used
   // as the key keeps its own vocabulary verdict below).
   if (personKey !== undefined && !personKey.startsWith("value:")) {
     if (personKey.startsWith("fk:")) {
-      return verdict("personal", "fk:person-table", C.fkPersonTable, "foreign-key", "identifier.person_key", ["references a table about people"])
+      return verdict("personal", "fk:person-table", C.fkPersonTable, "foreign-key", "identifier.person_key", [
+        "references a table about people"
+      ])
     }
     const m = n.matches[0]
     if (m === undefined || !m.entry.idIsValue || m.entry.cls === "personal") {
-      return verdict("personal", "key:person-name", C.namedPersonKey, "name-token", "identifier.person_key", [`${personKey.slice(5)} key`, tableEv])
+      return verdict("personal", "key:person-name", C.namedPersonKey, "name-token", "identifier.person_key", [
+        `${personKey.slice(5)} key`,
+        tableEv
+      ])
     }
   }
 
   // 3. Author / editor ids (created_by, changed_by, erstellt_von, creator, owner_id).
   if (n.author && family !== "boolean" && !isDate) {
-    return verdict("personal", "author-id", C.authorId, "name-token", "identifier.author", [`${n.all.join(" ")}: who created/changed the record`])
+    return verdict("personal", "author-id", C.authorId, "name-token", "identifier.author", [
+      `${n.all.join(" ")}: who created/changed the record`
+    ])
   }
 
   // 4. Other declared foreign keys.
   if (target !== undefined && target !== t) {
     if (target.instrumentHead && target.linked) {
-      return verdict("personal", "fk:personal-instrument", C.fkPersonTable - 0.1, "foreign-key", "identifier.instrument", ["references a person's card, account or payment method"])
+      return verdict(
+        "personal",
+        "fk:personal-instrument",
+        C.fkPersonTable - 0.1,
+        "foreign-key",
+        "identifier.instrument",
+        ["references a person's card, account or payment method"]
+      )
     }
     if (isOrgTarget(target)) {
-      return verdict("not", "fk:organisation", C.fkNonPerson, "foreign-key", null, ["references a table of organisations"])
+      return verdict("not", "fk:organisation", C.fkNonPerson, "foreign-key", null, [
+        "references a table of organisations"
+      ])
     }
     if (clinicalOrCriminal && (n.processingMeta || n.recordPointer)) {
-      return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [tableEv, "metadata or pointer of the record"])
+      return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [
+        tableEv,
+        "metadata or pointer of the record"
+      ])
     }
     // In a clinical (criminal) record, a key into a dictionary — a table with no person in it and no record
     // of one (`lab_result.test_id`, `encounter.visit_type_id`) — says what care (proceedings) it was.
-    const dictionary = target.status === "none" && !target.linked && !target.clinical && !target.criminal && !target.satellite && !target.addressHead
+    const dictionary = target.status === "none" && !target.linked && !target.clinical && !target.criminal &&
+      !target.satellite && !target.addressHead
     if (clinicalOrCriminal && (n.categorisingKey || dictionary)) {
       return t.criminal
-        ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.proceedings", [tableEv, "categorises the proceedings of a person"])
-        : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health.care", [tableEv, "categorises the care a person received"])
+        ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.proceedings", [
+          tableEv,
+          "categorises the proceedings of a person"
+        ])
+        : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health.care", [
+          tableEv,
+          "categorises the care a person received"
+        ])
     }
     const m = n.matches[0]
-    const assigns =
-      m !== undefined &&
+    const assigns = m !== undefined &&
       m.entry.idIsValue &&
-      (m.entry.kind === "descriptor" || m.entry.kind === "special" || m.entry.kind === "criminal" || m.entry.kind === "bioDate") &&
+      (m.entry.kind === "descriptor" || m.entry.kind === "special" || m.entry.kind === "criminal" ||
+        m.entry.kind === "bioDate") &&
       needsMet(m.entry.needs, t, n, m.entry)
     if (assigns && (t.linked || t.status === "person" || t.status === "mixed") && !t.lookup) {
       // `ethnicity_id` on a person assigns a sensitive category; the lookup listing the categories is not.
-      return verdict(m.entry.cls, "fk:assigns-category", m.entry.cls === "personal" ? C.fkSensitiveLookup - 0.05 : C.fkSensitiveLookup, "foreign-key", m.entry.category, [
-        `assigns a ${m.entry.category} value to a person`,
-        "references a list of categories"
+      return verdict(
+        m.entry.cls,
+        "fk:assigns-category",
+        m.entry.cls === "personal" ? C.fkSensitiveLookup - 0.05 : C.fkSensitiveLookup,
+        "foreign-key",
+        m.entry.category,
+        [
+          `assigns a ${m.entry.category} value to a person`,
+          "references a list of categories"
+        ]
+      )
+    }
+    if (
+      t.addressOfPeople && m !== undefined &&
+      (m.entry.kind === "addressWeak" || m.entry.kind === "address" || m.entry.kind === "location")
+    ) {
+      return verdict("personal", "context:address-table", C.addressTable, "table-context", "contact.address", [
+        tableEv,
+        "part of people's postal addresses"
       ])
     }
-    if (t.addressOfPeople && m !== undefined && (m.entry.kind === "addressWeak" || m.entry.kind === "address" || m.entry.kind === "location")) {
-      return verdict("personal", "context:address-table", C.addressTable, "table-context", "contact.address", [tableEv, "part of people's postal addresses"])
-    }
     if (t.satellite && n.categorisingKey && !n.recordPointer) {
-      return verdict("personal", "context:person-history", C.personHistory - 0.07, "table-context", "person.attribute", [tableEv, "a person's attribute over time"])
+      return verdict(
+        "personal",
+        "context:person-history",
+        C.personHistory - 0.07,
+        "table-context",
+        "person.attribute",
+        [tableEv, "a person's attribute over time"]
+      )
     }
-    return verdict("not", "fk:non-person", C.fkNonPerson, "foreign-key", null, ["references a record that is not about people"])
+    return verdict("not", "fk:non-person", C.fkNonPerson, "foreign-key", null, [
+      "references a record that is not about people"
+    ])
   }
 
   // 5. Clinical/criminal tables: keys that categorise, processing metadata.
@@ -349,23 +444,38 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
     // (`audit_client_ip_address`), which is personal anywhere.
     const onlineValue = n.matches.some((m) => m.entry.kind === "online" || m.entry.kind === "onlineLinked")
     if ((n.processingMeta || n.audit || n.recordPointer) && !onlineValue) {
-      return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [tableEv, "metadata or pointer of the record"])
+      return verdict("not", "context:record-metadata", C.contextSuppressed, "table-context", null, [
+        tableEv,
+        "metadata or pointer of the record"
+      ])
     }
     // When the care happened is an event time; only a period of a condition or state (`onset`,
     // `start_date`, `end_date`) or a vocabulary date (birth, death) is an attribute of it. (Dates of
     // offences, convictions and sentences are attributes of those facts: criminal records keep them.)
-    if (t.clinical && isDate && !n.validity && n.matches.length === 0 && !n.tokens.some((x) => contexts.conditionDate.has(x))) {
+    if (
+      t.clinical && isDate && !n.validity && n.matches.length === 0 &&
+      !n.tokens.some((x) => contexts.conditionDate.has(x))
+    ) {
       return verdict("not", "event-date", C.eventDate, "default", null, [tableEv, "date of an event of the record"])
     }
     if (n.idTail) {
       const named = n.keyNoun !== null ? namedTarget(src.byHead, t, n.keyNoun) : undefined
       if (n.categorisingKey) {
         return t.criminal
-          ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.proceedings", [tableEv, "categorises the proceedings of a person"])
-          : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health.care", [tableEv, "categorises the care a person received"])
+          ? verdict("criminal", "context:criminal", C.criminalContext, "table-context", "criminal.proceedings", [
+            tableEv,
+            "categorises the proceedings of a person"
+          ])
+          : verdict("special", "context:clinical", C.clinicalContext, "table-context", "health.care", [
+            tableEv,
+            "categorises the care a person received"
+          ])
       }
       if (named !== undefined && named !== t) {
-        return verdict("not", "key:non-person", C.fkNonPerson, "name-token", null, [tableEv, `key of ${named.ds.name} (not about people)`])
+        return verdict("not", "key:non-person", C.fkNonPerson, "name-token", null, [
+          tableEv,
+          `key of ${named.ds.name} (not about people)`
+        ])
       }
       return contextVerdict(t, tableEv)
     }
@@ -396,18 +506,34 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
 
   // 7. A column named by a person or role noun: a name (text) or a key (integer, uuid).
   const countOfPeople = n.pluralHead && (family === "integer" || family === "numeric")
-  if (n.roleHead !== null && n.negFlag === null && n.negMeta === null && n.negPrefix === null && !isDate && family !== "boolean" && family !== "numeric" && !t.lookup && !countOfPeople) {
+  if (
+    n.roleHead !== null && n.negFlag === null && n.negMeta === null && n.negPrefix === null && !isDate &&
+    family !== "boolean" && family !== "numeric" && !t.lookup && !countOfPeople
+  ) {
     const ambiguous = nouns.ambiguousPerson.has(n.roleHead) && !nouns.role.has(n.roleHead)
     if (!ambiguous && fromName.veto === null) {
       const isKey = family === "integer" || family === "uuid"
-      return verdict("personal", isKey ? "role:key" : "role:name", isKey ? C.roleKey : C.roleName, "name-token", isKey ? "identifier.person_key" : "identity.name", [
-        `${n.roleHead}: a person`
-      ])
+      return verdict(
+        "personal",
+        isKey ? "role:key" : "role:name",
+        isKey ? C.roleKey : C.roleName,
+        "name-token",
+        isKey ? "identifier.person_key" : "identity.name",
+        [
+          `${n.roleHead}: a person`
+        ]
+      )
     }
   }
   // An organisation named in a person's own table is the employer (customer.company).
-  if (t.status === "person" && n.orgNoun !== null && !n.idTail && n.keyNoun === null && (family === "text" || family === "named") && n.tokens.length <= 2 && n.negMeta === null) {
-    return verdict("personal", "context:employer", C.employer, "table-context", "employment.employer", [tableEv, `${n.all.join(" ")}: the person's organisation`])
+  if (
+    t.status === "person" && n.orgNoun !== null && !n.idTail && n.keyNoun === null &&
+    (family === "text" || family === "named") && n.tokens.length <= 2 && n.negMeta === null
+  ) {
+    return verdict("personal", "context:employer", C.employer, "table-context", "employment.employer", [
+      tableEv,
+      `${n.all.join(" ")}: the person's organisation`
+    ])
   }
 
   // 8. SQL type as evidence (inet, geometry).
@@ -419,21 +545,45 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
   // 9. Table context.
   if (clinicalOrCriminal) return contextVerdict(t, tableEv)
   if (t.addressOfPeople && !n.idTail && !n.audit && !isDate && family !== "boolean" && fromName.veto === null) {
-    return verdict("personal", "context:address-table", C.addressTable, "table-context", "contact.address", [tableEv, "part of people's postal addresses"])
+    return verdict("personal", "context:address-table", C.addressTable, "table-context", "contact.address", [
+      tableEv,
+      "part of people's postal addresses"
+    ])
   }
   const softVeto = fromName.veto === null || fromName.veto.rule === "event-date" || fromName.veto.rule === "key:record"
   if ((t.satellite || t.status === "person") && n.validity && (isDate || n.time) && !n.audit && softVeto) {
-    return verdict("personal", "context:person-history", C.personHistory, "table-context", "employment.history", [tableEv, "period of a person's state"])
+    return verdict("personal", "context:person-history", C.personHistory, "table-context", "employment.history", [
+      tableEv,
+      "period of a person's state"
+    ])
   }
-  if (t.satellite && !n.idTail && !n.audit && !isDate && family !== "boolean" && (softVeto || fromName.veto?.rule === "context:object-name") && n.negFlag === null && !n.processingMeta) {
-    return verdict("personal", "context:person-history", C.personHistory - 0.07, "table-context", "person.attribute", [tableEv, "attribute of a person over time"])
+  if (
+    t.satellite && !n.idTail && !n.audit && !isDate && family !== "boolean" &&
+    (softVeto || fromName.veto?.rule === "context:object-name") && n.negFlag === null && !n.processingMeta
+  ) {
+    return verdict("personal", "context:person-history", C.personHistory - 0.07, "table-context", "person.attribute", [
+      tableEv,
+      "attribute of a person over time"
+    ])
   }
   const recent = n.tokens.some((x) => markers.recency.has(x))
-  if (t.status === "person" && n.activity && n.negFlag === null && (n.count || n.time || recent || n.tokens.includes("lifetime")) && family !== "boolean") {
-    return verdict("personal", "metric:person-activity", C.activityMetric, "co-occurrence", "behaviour.activity", [tableEv, "per-person activity metric"])
+  if (
+    t.status === "person" && n.activity && n.negFlag === null &&
+    (n.count || n.time || recent || n.tokens.includes("lifetime")) && family !== "boolean"
+  ) {
+    return verdict("personal", "metric:person-activity", C.activityMetric, "co-occurrence", "behaviour.activity", [
+      tableEv,
+      "per-person activity metric"
+    ])
   }
-  if ((t.linked || t.status === "person") && n.tracking && n.negFlag === null && !n.count && !n.audit && !n.idTail && !t.aggregate) {
-    return verdict("personal", "behaviour:tracking", C.activityMetric, "table-context", "behaviour.tracking", [tableEv, "what a person opened, clicked or read"])
+  if (
+    (t.linked || t.status === "person") && n.tracking && n.negFlag === null && !n.count && !n.audit && !n.idTail &&
+    !t.aggregate
+  ) {
+    return verdict("personal", "behaviour:tracking", C.activityMetric, "table-context", "behaviour.tracking", [
+      tableEv,
+      "what a person opened, clicked or read"
+    ])
   }
 
   // 10. Comment and named struct type as weaker evidence.
@@ -451,7 +601,14 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
       if (fromType.verdict !== null) return fromType.verdict
     }
     if (t.instrumentHead && t.linked && n.negFlag === null && n.negMeta === null) {
-      return verdict("personal", "context:personal-instrument", C.pkPersonalInstrument - 0.1, "table-context", "financial.payment_instrument", [tableEv, "details of a person's payment instrument"])
+      return verdict(
+        "personal",
+        "context:personal-instrument",
+        C.pkPersonalInstrument - 0.1,
+        "table-context",
+        "financial.payment_instrument",
+        [tableEv, "details of a person's payment instrument"]
+      )
     }
   }
 
@@ -459,10 +616,14 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
 
   // 10b. In a table whose rows are people, a column that is not technical describes the person.
   if (
-    t.status === "person" && family !== "numeric" && !n.idTail && n.keyNoun === null && !n.audit && !n.processingMeta && !n.recordPointer &&
+    t.status === "person" && family !== "numeric" && !n.idTail && n.keyNoun === null && !n.audit && !n.processingMeta &&
+    !n.recordPointer &&
     n.negFlag === null && n.negMeta === null && n.negPrefix === null && !n.tokens.some((x) => markers.technical.has(x))
   ) {
-    return verdict("personal", "context:person-descriptor", C.personDescriptor, "table-context", "person.descriptor", [tableEv, "describes one of the people the table is about"])
+    return verdict("personal", "context:person-descriptor", C.personDescriptor, "table-context", "person.descriptor", [
+      tableEv,
+      "describes one of the people the table is about"
+    ])
   }
 
   // 11. Default.
@@ -472,10 +633,17 @@ export const classifyColumn = (src: Source, t: TableInfo, j: number, withComment
   if (isDate && !n.validity) {
     return verdict("not", "event-date", C.eventDate, "default", null, [tableEv, "date of an event"])
   }
-  const conf = t.status === "person" ? C.defaultNotPersonTable : t.linked ? C.defaultNotLinked : t.evidence ? C.defaultNotEvidence : C.defaultNotNone
+  const conf = t.status === "person"
+    ? C.defaultNotPersonTable
+    : t.linked
+    ? C.defaultNotLinked
+    : t.evidence
+    ? C.defaultNotEvidence
+    : C.defaultNotNone
   // A row-audit or pipeline column is `not` on evidence, not for want of a signal: the second stage does not
   // re-read it.
-  if (n.pipeline) return verdict("not", "audit:pipeline", conf, "default", null, [tableEv, "row-audit or pipeline column"])
+  if (n.pipeline) {
+    return verdict("not", "audit:pipeline", conf, "default", null, [tableEv, "row-audit or pipeline column"])
+  }
   return verdict("not", "default:not", conf, "default", null, [tableEv, "no personal-data signal"])
 }
-

@@ -51,7 +51,23 @@ interface TableRole {
 }
 
 const kindOf = (t: TableInfo): string =>
-  t.status !== "none" ? t.status : t.clinical ? "clinical" : t.criminal ? "criminal" : t.satellite ? "satellite" : t.linked ? "linked" : t.recordLinked ? "record-linked" : t.lookup ? "lookup" : t.objectHead ? "object" : "none"
+  t.status !== "none"
+    ? t.status
+    : t.clinical
+    ? "clinical"
+    : t.criminal
+    ? "criminal"
+    : t.satellite
+    ? "satellite"
+    : t.linked
+    ? "linked"
+    : t.recordLinked
+    ? "record-linked"
+    : t.lookup
+    ? "lookup"
+    : t.objectHead
+    ? "object"
+    : "none"
 
 /**
  * The tables whose `not`s the second stage may re-read: about people, or records of a person (linked,
@@ -60,7 +76,8 @@ const kindOf = (t: TableInfo): string =>
  * additions there were right about one time in four).
  */
 const eligibleTable = (t: TableInfo): boolean =>
-  t.status === "person" || t.status === "mixed" || ((t.linked || t.satellite || t.recordLinked) && !t.clinical && !t.criminal)
+  t.status === "person" || t.status === "mixed" ||
+  ((t.linked || t.satellite || t.recordLinked) && !t.clinical && !t.criminal)
 
 const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, "")
 const extendsPersonTable = (src: Source, t: TableInfo): boolean => {
@@ -75,7 +92,12 @@ const extendsPersonTable = (src: Source, t: TableInfo): boolean => {
   })
 }
 
-const tableRole = (src: Source, t: TableInfo, verdicts: ReadonlyArray<ColumnVerdict>, referencedBy: number): TableRole => {
+const tableRole = (
+  src: Source,
+  t: TableInfo,
+  verdicts: ReadonlyArray<ColumnVerdict>,
+  referencedBy: number
+): TableRole => {
   const ds = t.ds
   let flagged = 0
   let special = false
@@ -115,7 +137,12 @@ const distinct = (xs: ReadonlyArray<string>): ReadonlyArray<string> => (xs.lengt
 
 /** The rules' verdict. */
 const verdictFeatures = (v: ColumnVerdict): Array<string> => {
-  const f = [`ev:${v.value}`, `evc:${v.value}:${bucket(v.confidence, [0.6, 0.75, 0.85, 0.95])}`, `rule:${v.rule.split(":")[0]}`, `meth:${v.method}`]
+  const f = [
+    `ev:${v.value}`,
+    `evc:${v.value}:${bucket(v.confidence, [0.6, 0.75, 0.85, 0.95])}`,
+    `rule:${v.rule.split(":")[0]}`,
+    `meth:${v.method}`
+  ]
   if (v.category !== null) f.push(`cat:${v.category.split(".")[0]}`, `catf:${v.category}`)
   return f
 }
@@ -130,12 +157,19 @@ const nameFeatures = (tokens: ReadonlyArray<string>): Array<string> => {
 
 /** The column's comment. */
 const commentFeatures = (comment: string | null): Array<string> =>
-  comment === null || comment === "" ? [] : ["comment", ...distinct(tokenizer.words(comment).slice(0, 24)).map((w) => `cw:${w}`)]
+  comment === null || comment === ""
+    ? []
+    : ["comment", ...distinct(tokenizer.words(comment).slice(0, 24)).map((w) => `cw:${w}`)]
 
 /** The column's type and keys, alone and in its table's light. */
 const shapeFeatures = (role: TableRole, ev: string, family: string, pk: boolean, fk: boolean): Array<string> => {
   const share = shareOf(role)
-  const f = [`type:${family}`, `tshare-ev:${share}:${ev}`, `tshare-type:${share}:${family}`, `trole-type:${role.kind}:${family}`]
+  const f = [
+    `type:${family}`,
+    `tshare-ev:${share}:${ev}`,
+    `tshare-type:${share}:${family}`,
+    `trole-type:${role.kind}:${family}`
+  ]
   if (pk) f.push("pk")
   if (fk) f.push("fk")
   if (role.personKey) {
@@ -178,7 +212,13 @@ const targetFeatures = (target: Target): Array<string> => {
 }
 
 /** The features of one column: names of indicator features, each once. */
-const columnFeatures = (ds: RawDataset, j: number, verdict: ColumnVerdict, role: TableRole, target: Target): ReadonlyArray<string> => {
+const columnFeatures = (
+  ds: RawDataset,
+  j: number,
+  verdict: ColumnVerdict,
+  role: TableRole,
+  target: Target
+): ReadonlyArray<string> => {
   const c = ds.columns[j]!
   const tokens = tokenizer.tokens(c.name)
   return [
@@ -193,7 +233,10 @@ const columnFeatures = (ds: RawDataset, j: number, verdict: ColumnVerdict, role:
 }
 
 /** Every table's role (how many declared keys point at each table counts), by the table. */
-const rolesOf = (src: Source, verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>): ReadonlyMap<TableInfo, TableRole> => {
+const rolesOf = (
+  src: Source,
+  verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>
+): ReadonlyMap<TableInfo, TableRole> => {
   const refs = new Map<TableInfo, number>()
   for (const { ds } of src.tables) {
     for (const c of ds.columns) {
@@ -252,7 +295,12 @@ const probabilities = (model: ModelWeights, features: ReadonlyArray<string>): Ar
 }
 
 /** The features that pushed hardest toward class `k` (the reviewer's evidence). */
-const topFeatures = (model: ModelWeights, features: ReadonlyArray<string>, k: number, n: number): ReadonlyArray<string> =>
+const topFeatures = (
+  model: ModelWeights,
+  features: ReadonlyArray<string>,
+  k: number,
+  n: number
+): ReadonlyArray<string> =>
   features
     .map((name) => {
       const w = model.weights[name]
@@ -264,7 +312,12 @@ const topFeatures = (model: ModelWeights, features: ReadonlyArray<string>, k: nu
     .map((x) => x.name)
 
 /** The category of a flag the rules did not make. */
-const categoryOf: Record<ClassValue, string | null> = { not: null, personal: "person.descriptor", special: "special", criminal: "criminal" }
+const categoryOf: Record<ClassValue, string | null> = {
+  not: null,
+  personal: "person.descriptor",
+  special: "special",
+  criminal: "criminal"
+}
 
 /**
  * The rules' `not`s the second stage may re-read: those for want of a signal (no vocabulary match, a key or
@@ -273,7 +326,8 @@ const categoryOf: Record<ClassValue, string | null> = { not: null, personal: "pe
  * the date of an event (`created_at`) — stands.
  */
 export const reconsidered = (v: ColumnVerdict): boolean =>
-  v.value === "not" && !v.rule.startsWith("type-veto") && !v.rule.startsWith("negative:") && v.rule !== "event-date" && v.rule !== "audit:pipeline"
+  v.value === "not" && !v.rule.startsWith("type-veto") && !v.rule.startsWith("negative:") && v.rule !== "event-date" &&
+  v.rule !== "audit:pipeline"
 
 /**
  * One column in the second stage: a `not` of the rules that the model is at least `threshold` sure is a
@@ -323,7 +377,7 @@ export const secondStage = (
     return v
   }
   let caches = cachesOf.get(model)
-  if (caches === undefined) cachesOf.set(model, (caches = { names: new Map(), comments: new Map() }))
+  if (caches === undefined) cachesOf.set(model, caches = { names: new Map(), comments: new Map() })
   if (caches.names.size > CACHE_LIMIT) caches.names.clear()
   if (caches.comments.size > CACHE_LIMIT) caches.comments.clear()
   const { names, comments } = caches
@@ -345,20 +399,30 @@ export const secondStage = (
       if (!reconsidered(v)) return
       const c = t.ds.columns[j]!
       let vp = verdictParts.get(v)
-      if (vp === undefined) verdictParts.set(v, (vp = part(verdictFeatures(v))))
+      if (vp === undefined) verdictParts.set(v, vp = part(verdictFeatures(v)))
       let np = names.get(c.name)
       if (np === undefined) {
         const tokens = tokenizer.tokens(c.name)
-        np = { plain: part(nameFeatures(tokens)), personKey: part(personKeyNameFeatures({ ...role, personKey: true }, tokens)) }
+        np = {
+          plain: part(nameFeatures(tokens)),
+          personKey: part(personKeyNameFeatures({ ...role, personKey: true }, tokens))
+        }
         names.set(c.name, np)
       }
       const shapeKey = `${c.type}\u0001${c.isPrimaryKey ? 1 : 0}${c.references === null ? 0 : 1}`
       let sp = shapes.get(shapeKey)
-      if (sp === undefined) shapes.set(shapeKey, (sp = part(shapeFeatures(role, v.value, typeFamily(c.type), c.isPrimaryKey, c.references !== null))))
-      for (let k = 0; k < K; k++) score[k] = tablePart[k]! + vp[k]! + np.plain[k]! + sp[k]! + (role.personKey ? np.personKey[k]! : 0)
+      if (sp === undefined) {
+        shapes.set(
+          shapeKey,
+          sp = part(shapeFeatures(role, v.value, typeFamily(c.type), c.isPrimaryKey, c.references !== null))
+        )
+      }
+      for (let k = 0; k < K; k++) {
+        score[k] = tablePart[k]! + vp[k]! + np.plain[k]! + sp[k]! + (role.personKey ? np.personKey[k]! : 0)
+      }
       if (c.comment !== null && c.comment !== "") {
         let cp = comments.get(c.comment)
-        if (cp === undefined) comments.set(c.comment, (cp = part(commentFeatures(c.comment))))
+        if (cp === undefined) comments.set(c.comment, cp = part(commentFeatures(c.comment)))
         for (let k = 0; k < K; k++) score[k]! += cp[k]!
       }
       if (c.references !== null) {
@@ -382,7 +446,8 @@ export const secondStage = (
   })
 }
 
-const isVector = (u: unknown): u is ReadonlyArray<number> => Array.isArray(u) && u.length === classes.length && u.every((x) => typeof x === "number")
+const isVector = (u: unknown): u is ReadonlyArray<number> =>
+  Array.isArray(u) && u.length === classes.length && u.every((x) => typeof x === "number")
 
 /** Checks the shape of the data file; a malformed file is a build defect, so it throws at module load. */
 export const decodeModel = (u: unknown): ModelWeights => {
@@ -395,7 +460,14 @@ export const decodeModel = (u: unknown): ModelWeights => {
     !isVector(o.bias) ||
     typeof w !== "object" || w === null || !Object.values(w).every(isVector)
   ) {
-    throw new Error("model.json: expected { version, threshold in (0, 1], bias: number[4], weights: { feature: number[4] } }")
+    throw new Error(
+      "model.json: expected { version, threshold in (0, 1], bias: number[4], weights: { feature: number[4] } }"
+    )
   }
-  return { version: o.version, threshold: o.threshold, bias: o.bias, weights: w as Record<string, ReadonlyArray<number>> }
+  return {
+    version: o.version,
+    threshold: o.threshold,
+    bias: o.bias,
+    weights: w as Record<string, ReadonlyArray<number>>
+  }
 }

@@ -109,9 +109,32 @@ export interface NameInfo {
 
 const classRank: Record<FlagClass, number> = { personal: 1, special: 2, criminal: 3 }
 /** Nouns of an application's user accounts: a key of one qualified by an author verb is an author. */
-const userNouns = new Set(["user", "users", "usuario", "utilizador", "utilisateur", "utente", "benutzer", "nutzer", "gebruiker", "usr"])
+const userNouns = new Set([
+  "user",
+  "users",
+  "usuario",
+  "utilizador",
+  "utilisateur",
+  "utente",
+  "benutzer",
+  "nutzer",
+  "gebruiker",
+  "usr"
+])
 
-export const personalPhoneWords = new Set(["home", "mobile", "cell", "private", "personal", "privat", "prive", "privado", "privato", "handy", "direct"])
+export const personalPhoneWords = new Set([
+  "home",
+  "mobile",
+  "cell",
+  "private",
+  "personal",
+  "privat",
+  "prive",
+  "privado",
+  "privato",
+  "handy",
+  "direct"
+])
 const idLike = new Set(["id", "ids", "uuid", "guid", "key", "keys", "pk", "fk", "sk", "oid", "vid", "rowid"])
 /** Key markers that may lead a Romance or Dutch key name (`id_cliente`, `nr_klant`, `codice_paziente`). */
 const firstKeyMarkers = new Set(["id", "nr", "no", "numero", "nummer", "cod", "codigo", "codice", "code", "ref", "fk"])
@@ -183,16 +206,22 @@ const matchInfo = (all: ReadonlyArray<string>, m: Match): MatchInfo => {
     if (trailing === null) trailing = []
     trailing.push(x)
     if (setting === undefined && markers.settings.has(x)) setting = x
-    if (thing === undefined && (markers.negativeMeta.has(x) || nouns.object.has(x) || nouns.organisation.has(x))) thing = x
+    if (thing === undefined && (markers.negativeMeta.has(x) || nouns.object.has(x) || nouns.organisation.has(x))) {
+      thing = x
+    }
     const known = tokenEntries.get(x)
-    if (!markers.key.has(x) && !markers.time.has(x) && !nouns.person.has(x) && !nouns.role.has(x) && known === undefined) unknownTrail = true
+    if (
+      !markers.key.has(x) && !markers.time.has(x) && !nouns.person.has(x) && !nouns.role.has(x) && known === undefined
+    ) unknownTrail = true
     if (!(known?.kind === "addressWeak" || nouns.person.has(x) || markers.key.has(x))) addressShape = false
   }
   for (let i = 0; i < m.start && addressShape; i++) {
     const x = all[i]!
     if (isDigit(x)) continue
     const k = tokenEntries.get(x)?.kind
-    if (!(markers.recipient.has(x) || nouns.person.has(x) || nouns.role.has(x) || k === "addressWeak" || k === "address")) addressShape = false
+    if (
+      !(markers.recipient.has(x) || nouns.person.has(x) || nouns.role.has(x) || k === "addressWeak" || k === "address")
+    ) addressShape = false
   }
   // Whose value it is: the token just before, the token just after, then further left.
   let mod: Modifier = null
@@ -278,16 +307,18 @@ const computeFeatures = (t: string): number => {
 }
 // Every word any rule looks at is "known" (a name made only of other words is blank).
 const F_KNOWN = 1 << 26
-for (const set of [
-  ...Object.values(nouns),
-  ...Object.values(markers),
-  ...Object.values(contexts),
-  idLike,
-  firstKeyMarkers,
-  personalPhoneWords,
-  new Set(tokenEntries.keys()),
-  phraseTokens
-]) {
+for (
+  const set of [
+    ...Object.values(nouns),
+    ...Object.values(markers),
+    ...Object.values(contexts),
+    idLike,
+    firstKeyMarkers,
+    personalPhoneWords,
+    new Set(tokenEntries.keys()),
+    phraseTokens
+  ]
+) {
   for (const t of set) if (!knownFeatures.has(t)) knownFeatures.set(t, computeFeatures(t) | F_KNOWN)
 }
 
@@ -412,20 +443,27 @@ const analyzeShape = (shape: string): NameInfo => {
   const best = matches[0]?.entry ?? null
   const unmarked = negFlag === null && negMeta === null && negPrefix === null
   const kind = best?.kind
-  const personKeyNoun =
-    keyNoun !== null && (featuresOf(keyNoun) & (F_PERSON | F_ROLE)) !== 0 ? keyNoun : n === 1 && (fHead & F_PERSON) !== 0 ? head : null
+  const personKeyNoun = keyNoun !== null && (featuresOf(keyNoun) & (F_PERSON | F_ROLE)) !== 0
+    ? keyNoun
+    : n === 1 && (fHead & F_PERSON) !== 0
+    ? head
+    : null
   // A user key qualified by an author verb (`create_uid`, `write_uid`, `fk_user_creat`) is the record's author.
   if (!author && personKeyNoun !== null && userNouns.has(personKeyNoun) && (all_ & F_AUTHORVERB) !== 0) author = true
-  const clinicalKeyNoun =
-    keyNoun !== null && markers.clinicalPersonKeys.has(keyNoun) ? keyNoun : n === 1 && markers.clinicalPersonKeys.has(head) ? head : null
+  const clinicalKeyNoun = keyNoun !== null && markers.clinicalPersonKeys.has(keyNoun)
+    ? keyNoun
+    : n === 1 && markers.clinicalPersonKeys.has(head)
+    ? head
+    : null
   const info: NameInfo = {
     bestId: best?.id ?? null,
     identitySig: best !== null && unmarked ? identityCategory(best) : null,
-    valueEvidence:
-      best !== null && negFlag === null && negMeta === null && (kind === "identity" || kind === "contact" || kind === "officialId" || kind === "online"),
+    valueEvidence: best !== null && negFlag === null && negMeta === null &&
+      (kind === "identity" || kind === "contact" || kind === "officialId" || kind === "online"),
     onlineEvidence: matches.some((m) => m.entry.kind === "online" || m.entry.kind === "onlineLinked"),
     personTokens,
-    contactPersonCol: (best !== null && unmarked && best.id === "full_name" && tokens.includes("contact")) || (first === "contact" && n > 1 && keyNoun === null),
+    contactPersonCol: (best !== null && unmarked && best.id === "full_name" && tokens.includes("contact")) ||
+      (first === "contact" && n > 1 && keyNoun === null),
     orgNameShape: orgNoun !== null && !idTail && (n === 1 || (n === 2 && head === "name")),
     credential: best !== null && unmarked && best.id === "password",
     singleToken: n === 1,
@@ -434,7 +472,8 @@ const analyzeShape = (shape: string): NameInfo => {
     ambiguousKeyNoun: personKeyNoun !== null && nouns.ambiguousPerson.has(personKeyNoun),
     actorKey: personKeyNoun !== null && (nouns.actor.has(personKeyNoun) || tokens.some((x) => nouns.actor.has(x))),
     addressKey: keyNoun !== null && nouns.address.has(keyNoun),
-    keyCandidate: personKeyNoun !== null || clinicalKeyNoun !== null || (keyNoun !== null && nouns.address.has(keyNoun)),
+    keyCandidate: personKeyNoun !== null || clinicalKeyNoun !== null ||
+      (keyNoun !== null && nouns.address.has(keyNoun)),
     name,
     all,
     tokens,
@@ -461,16 +500,30 @@ const analyzeShape = (shape: string): NameInfo => {
     recordPointer: (all_ & F_RECORDPTR) !== 0,
     processingMeta,
     audit: (all_ & F_AUDIT) !== 0,
-    pipeline: ((all_ & F_AUDIT) !== 0 && tokens.some((x) => pipeline.words.has(x))) || (n >= 2 && pipeline.tails.has(`${tokens[n - 2]}_${tokens[n - 1]}`))
+    pipeline: ((all_ & F_AUDIT) !== 0 && tokens.some((x) => pipeline.words.has(x))) ||
+      (n >= 2 && pipeline.tails.has(`${tokens[n - 2]}_${tokens[n - 1]}`))
   }
   return info
 }
 
 // Comments: the first clause is read like a column name ("The contact's IP address when …").
-const commentKinds = new Set(["identity", "contact", "officialId", "online", "bioDate", "special", "criminal", "financial", "descriptor"])
-const negationInComment = /^\s*(whether|if |true |indicates|flag|the number of|number of|count of|the count|total number|a list of|list of|the type|type of|the status|status of)/i
-const leadingPreposition = /^\s*(for|if|when|in|on|with|only|used|set|see|a |an |one of|possible|may|can|will|should|must|deprecated)\b/i
-const clauseEnd = /[.;:,(\n]|\s(when|where|that|which|who|whose|if|for|of|in|to|from|with|by|on|at|as|used|is|was|are|will|can|and|or|but)\s/i
+const commentKinds = new Set([
+  "identity",
+  "contact",
+  "officialId",
+  "online",
+  "bioDate",
+  "special",
+  "criminal",
+  "financial",
+  "descriptor"
+])
+const negationInComment =
+  /^\s*(whether|if |true |indicates|flag|the number of|number of|count of|the count|total number|a list of|list of|the type|type of|the status|status of)/i
+const leadingPreposition =
+  /^\s*(for|if|when|in|on|with|only|used|set|see|a |an |one of|possible|may|can|will|should|must|deprecated)\b/i
+const clauseEnd =
+  /[.;:,(\n]|\s(when|where|that|which|who|whose|if|for|of|in|to|from|with|by|on|at|as|used|is|was|are|will|can|and|or|but)\s/i
 
 const commentCache = new Map<string, NameInfo | null>()
 export const analyzeComment = (comment: string): NameInfo | null => {
@@ -501,4 +554,3 @@ export const analyzeTypeName = (type: string): NameInfo => {
   if (typeNameCache.size < CACHE_LIMIT) typeNameCache.set(type, info)
   return info
 }
-

@@ -15,7 +15,7 @@ import {
   type TypeFamily,
   typeFamily
 } from "./compile.js"
-import { type NameInfo, isDigit, CACHE_LIMIT, analyzeName } from "./names.js"
+import { analyzeName, CACHE_LIMIT, isDigit, type NameInfo } from "./names.js"
 
 // ---------------------------------------------------------------------------------------------
 // Table analysis
@@ -124,10 +124,15 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
   const { aggregate, tokens } = tableTokens(raw, keepWeak)
   // `list_of_speakers` is a list: an English name with `of` is headed by what comes before it.
   const of = /(?:^|[_\s-])of[_\s-]/i.exec(name)
-  const before = of !== null && of.index > 0 ? tableTokens(tokenizer.tokens(name.slice(0, of.index)), keepWeak).tokens : []
+  const before = of !== null && of.index > 0
+    ? tableTokens(tokenizer.tokens(name.slice(0, of.index)), keepWeak).tokens
+    : []
   // Romance names put the head first: `tipo_usuario` lists kinds of user, it is not a table of users.
-  const head =
-    before.length > 0 ? before[before.length - 1]! : tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!) ? tokens[0]! : (tokens[tokens.length - 1] ?? "")
+  const head = before.length > 0
+    ? before[before.length - 1]!
+    : tokens.length >= 2 && nouns.headFirstLookup.has(tokens[0]!)
+    ? tokens[0]!
+    : (tokens[tokens.length - 1] ?? "")
   const lastTwo = tokens.length >= 2 ? tokens.slice(-2).join("") : ""
   const clientIsApp = appClient(tokens)
   const info: TableName = {
@@ -141,7 +146,8 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
     addressHead: nouns.address.has(head),
     instrumentHead: contexts.personInstrument.has(head) || contexts.personInstrument.has(lastTwo),
     satelliteHead: contexts.satelliteHead.has(head),
-    interactionHead: nouns.interaction.has(head) || tokens.some((x) => x === "engagement" || x === "interaction" || x === "conversation"),
+    interactionHead: nouns.interaction.has(head) ||
+      tokens.some((x) => x === "engagement" || x === "interaction" || x === "conversation"),
     recipientHead: nouns.recipientTable.has(head),
     sessionHead: tokenEntries.get(head)?.kind === "onlineLinked",
     accountContext: tokens.some((x) => nouns.accountContext.has(x)),
@@ -156,7 +162,8 @@ const analyzeTableName = (name: string, keepWeak: boolean): TableName => {
 }
 
 /** In OAuth / OpenID tables a `client` is an application, not a customer (`oauth_clients`, `oauth_access_tokens.client_id`). */
-const appClient = (tableTokens: ReadonlyArray<string>): boolean => tableTokens.some((x) => x === "oauth" || x === "oidc" || x === "openid")
+const appClient = (tableTokens: ReadonlyArray<string>): boolean =>
+  tableTokens.some((x) => x === "oauth" || x === "oidc" || x === "openid")
 
 /** Whether a key noun can name people in this table (not an OAuth table's `client`). */
 const peopleNoun = (t: TableInfo, noun: string): boolean => !(noun === "client" && t.clientIsApp)
@@ -353,7 +360,17 @@ const buildTable = (ds: RawDataset): TableInfo => {
   return t
 }
 
-const signalBits: Record<string, number> = { first: 1, last: 2, full: 4, birth: 8, gender: 16, email: 32, phone: 64, nid: 128, username: 256 }
+const signalBits: Record<string, number> = {
+  first: 1,
+  last: 2,
+  full: 4,
+  birth: 8,
+  gender: 16,
+  email: 32,
+  phone: 64,
+  nid: 128,
+  username: 256
+}
 
 /** Vocabulary entries whose value identifies a person, so that a record holding one is that person's. */
 const valueKeyEntries = new Set(["login", "username", "criminal_id", "national_id", "health_card"])
@@ -392,13 +409,15 @@ const put2 = (m: BySchema, schema: string, key: string, t: TableInfo, overwrite:
 }
 
 /** The table a name-based key (`customer_id`) points to, if the schema has one with that head noun. */
-export const namedTarget = (byHead: BySchema, t: TableInfo, noun: string): TableInfo | undefined => lookup2(byHead, t.ds.schema, noun)
+export const namedTarget = (byHead: BySchema, t: TableInfo, noun: string): TableInfo | undefined =>
+  lookup2(byHead, t.ds.schema, noun)
 
 export const refTarget = (src: Source, col: RawColumn): TableInfo | undefined =>
   col.references === null ? undefined : lookup2(src.byId, col.references.schema, col.references.table)
 
 const isPersonTarget = (t: TableInfo | undefined): boolean => t !== undefined && t.status === "person"
-export const isOrgTarget = (t: TableInfo | undefined): boolean => t !== undefined && (t.status === "org" || t.status === "mixed" || t.orgRow)
+export const isOrgTarget = (t: TableInfo | undefined): boolean =>
+  t !== undefined && (t.status === "org" || t.status === "mixed" || t.orgRow)
 
 // ---------------------------------------------------------------------------------------------
 // Source-level passes
@@ -460,7 +479,9 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     else if ((t.orgHead || t.hasOrgName) && (names || t.hasContactPerson)) t.status = "mixed"
     else if (t.orgHead) t.status = "org"
     // A person's account: a login (e-mail or username) with a password.
-    else if ((cooccurrence || (birth && gender) || (t.hasLogin && t.hasCredential)) && !t.objectHead && !t.aggregate) t.status = "person"
+    else if ((cooccurrence || (birth && gender) || (t.hasLogin && t.hasCredential)) && !t.objectHead && !t.aggregate) {
+      t.status = "person"
+    }
   }
 
   // Person keys: declared foreign keys to person tables, and name-based keys (`customer_id`).
@@ -497,7 +518,9 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
   for (const t of tables) {
     for (let j = 0; j < t.ds.columns.length; j++) {
       const n = t.names[j]!
-      if (n.keyNoun === null || n.author || t.ds.columns[j]!.references !== null || t.personKeys?.[j] !== undefined) continue
+      if (n.keyNoun === null || n.author || t.ds.columns[j]!.references !== null || t.personKeys?.[j] !== undefined) {
+        continue
+      }
       if (!peopleNoun(t, n.keyNoun)) continue
       const family = t.families[j]!
       if (family === "boolean" || family === "date" || family === "timestamp") continue
@@ -527,7 +550,10 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
           if (cut > 0 && cut < 5) target = personPks.get(name.slice(cut + 1))
         }
         const family = t.families[j]!
-        if (target === undefined || target === null || target === t || family === "boolean" || family === "date" || family === "timestamp") continue
+        if (
+          target === undefined || target === null || target === t || family === "boolean" || family === "date" ||
+          family === "timestamp"
+        ) continue
         setPersonKey(t, j, `name:${target.ds.name}`)
       }
     }
@@ -539,8 +565,12 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     if (t.status === "person" || t.aggregate) continue
     for (let j = 0; j < t.ds.columns.length; j++) {
       const n = t.names[j]!
-      if (t.personKeys?.[j] !== undefined || t.ds.columns[j]!.references !== null || n.author || n.tokens.length > 2) continue
-      if (t.families[j] !== "text" || n.negFlag !== null || n.negMeta !== null || n.negPrefix !== null || n.time) continue
+      if (t.personKeys?.[j] !== undefined || t.ds.columns[j]!.references !== null || n.author || n.tokens.length > 2) {
+        continue
+      }
+      if (t.families[j] !== "text" || n.negFlag !== null || n.negMeta !== null || n.negPrefix !== null || n.time) {
+        continue
+      }
       const m = n.matches[0]
       if (m === undefined || !valueKeyEntries.has(m.entry.id) || m.trailing.length > 0) continue
       setPersonKey(t, j, `value:${m.entry.id}`)
@@ -548,8 +578,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
   }
   // Lookup tables: a category list with no person key.
   for (const t of tables) {
-    t.lookup =
-      t.status === "none" &&
+    t.lookup = t.status === "none" &&
       t.personKeyCount === 0 &&
       (nouns.lookupHead.has(t.head) || nouns.lookupHead.has(t.tokens[0] ?? "")) &&
       lookupShape(t)
@@ -560,32 +589,41 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     let subjectKeys = 0
     let loginKeys = 0
     const pk = t.personKeys
-    if (pk !== null) for (let j = 0; j < pk.length; j++) {
-      const why = pk[j]
-      if (why === undefined) continue
-      const n = t.names[j]!
-      if (why === "value:login" || why === "value:username") loginKeys++
-      else if (!n.author && !n.actorKey) subjectKeys++
+    if (pk !== null) {
+      for (let j = 0; j < pk.length; j++) {
+        const why = pk[j]
+        if (why === undefined) continue
+        const n = t.names[j]!
+        if (why === "value:login" || why === "value:username") loginKeys++
+        else if (!n.author && !n.actorKey) subjectKeys++
+      }
     }
     // A login makes a record a person's, but only real keys make it a clinical or criminal record of one.
     t.keyLinked = subjectKeys > 0 || (t.personInTableName && t.status !== "person" && !t.lookup && !t.aggregate)
     t.linked = t.keyLinked || loginKeys > 0
     const ownId = t.ownIdName || (t.pkIndex >= 0 && t.personKeys?.[t.pkIndex] === undefined)
     const validityCols = t.validityCols
-    const clinicalOrCriminalTable =
-      t.clinicalStrong || t.criminalStrong || (t.clinicalWeak && clinicalSchemas.has("*")) || (t.criminalWeak && criminalSchemas.has("*"))
-    t.satellite = t.status === "none" && subjectKeys > 0 && ((t.satelliteHead && !t.clinicalStrong) || (!ownId && validityCols && !clinicalOrCriminalTable))
+    const clinicalOrCriminalTable = t.clinicalStrong || t.criminalStrong ||
+      (t.clinicalWeak && clinicalSchemas.has("*")) || (t.criminalWeak && criminalSchemas.has("*"))
+    t.satellite = t.status === "none" && subjectKeys > 0 &&
+      ((t.satelliteHead && !t.clinicalStrong) || (!ownId && validityCols && !clinicalOrCriminalTable))
     t.evidence = t.linked || t.status !== "none" || t.hasValueEvidence
   }
   // Contexts: clinical / criminal-justice tables about a person.
   const keyedTo = (t: TableInfo, pred: (x: TableInfo) => boolean): boolean =>
     t.ds.columns.some((c, j) => {
       const n = t.names[j]!
-      const target = c.references !== null ? lookup2(byId, c.references.schema, c.references.table) : n.keyNoun !== null ? namedTarget(byHead, t, n.keyNoun) : undefined
+      const target = c.references !== null
+        ? lookup2(byId, c.references.schema, c.references.table)
+        : n.keyNoun !== null
+        ? namedTarget(byHead, t, n.keyNoun)
+        : undefined
       return target !== undefined && target !== t && pred(target)
     })
-  const clinicalTable = (t: TableInfo): boolean => t.clinicalStrong || (t.clinicalWeak && (clinicalSchemas.has("*") || keyedTo(t, (x) => x.clinicalStrong)))
-  const criminalTable = (t: TableInfo): boolean => t.criminalStrong || (t.criminalWeak && (criminalSchemas.has("*") || keyedTo(t, (x) => x.criminalStrong)))
+  const clinicalTable = (t: TableInfo): boolean =>
+    t.clinicalStrong || (t.clinicalWeak && (clinicalSchemas.has("*") || keyedTo(t, (x) => x.clinicalStrong)))
+  const criminalTable = (t: TableInfo): boolean =>
+    t.criminalStrong || (t.criminalWeak && (criminalSchemas.has("*") || keyedTo(t, (x) => x.criminalStrong)))
   for (const t of tables) {
     t.criminalSource = criminalSchemas.has("*")
     const usable = t.keyLinked && t.status !== "person" && !t.satellite && !t.lookup
@@ -599,7 +637,8 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     t.recordLinked = t.ds.columns.some((c) => {
       if (c.references === null) return false
       const target = lookup2(byId, c.references.schema, c.references.table)
-      return target !== undefined && target !== t && target.linked && target.status === "none" && !target.lookup && !target.aggregate
+      return target !== undefined && target !== t && target.linked && target.status === "none" && !target.lookup &&
+        !target.aggregate
     })
   }
   // The context propagates one hop through (declared or name-based) keys: note_nlp → note.
@@ -611,8 +650,11 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     for (let j = 0; j < t.ds.columns.length; j++) {
       const c = t.ds.columns[j]!
       const n = t.names[j]!
-      const target =
-        c.references !== null ? lookup2(byId, c.references.schema, c.references.table) : n.keyNoun !== null ? namedTarget(byHead, t, n.keyNoun) : undefined
+      const target = c.references !== null
+        ? lookup2(byId, c.references.schema, c.references.table)
+        : n.keyNoun !== null
+        ? namedTarget(byHead, t, n.keyNoun)
+        : undefined
       if (target === undefined || target === t) continue
       if (isCriminal && target.criminal) t.criminal = true
       else if (isClinical && target.clinical) t.clinical = true
@@ -646,7 +688,17 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     if (t.addressOfPeople) t.evidence = true
   }
   for (const t of tables) {
-    const what = t.status !== "none" ? `${t.status} table` : t.clinical ? "clinical record of a person" : t.criminal ? "criminal-justice record of a person" : t.linked ? "linked to a person" : t.lookup ? "lookup table" : "no person"
+    const what = t.status !== "none"
+      ? `${t.status} table`
+      : t.clinical
+      ? "clinical record of a person"
+      : t.criminal
+      ? "criminal-justice record of a person"
+      : t.linked
+      ? "linked to a person"
+      : t.lookup
+      ? "lookup table"
+      : "no person"
     t.evidenceText = `table: ${what}`
     const flags: ReadonlyArray<boolean> = [
       t.lookup,
@@ -673,8 +725,7 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
     let bits = t.status === "person" ? 1 : t.status === "mixed" ? 2 : t.status === "org" ? 3 : 0
     for (let k = 0; k < flags.length; k++) if (flags[k]) bits |= 4 << k
     t.sig = bits
-    t.asTarget =
-      (t.status === "person" ? 1 : 0) |
+    t.asTarget = (t.status === "person" ? 1 : 0) |
       (t.instrumentHead && t.linked ? 2 : 0) |
       (isOrgTarget(t) ? 4 : 0) |
       (t.lookup ? 8 : 0) |
@@ -685,4 +736,3 @@ export const prepareSource = (datasets: ReadonlyArray<RawDataset>): Source => {
   }
   return { tables, byId, byHead, clinicalSchemas, criminalSchemas }
 }
-

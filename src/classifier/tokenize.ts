@@ -55,7 +55,9 @@ export const fold = (s: string): string => {
  * German umlaut spelled out (`ue`, `oe`, `ae`) folded to the bare vowel, so that `strasse`,
  * `geburtsdatum`, `gebuehr` and `gebühr` meet: the vocabulary is stored in the `ü → u` form.
  */
-export const deUmlaut = (s: string): string => (s.includes("ae") || s.includes("oe") || s.includes("ue") ? s.replace(/([aou])e/g, "$1") : s)
+export const deUmlaut = (
+  s: string
+): string => (s.includes("ae") || s.includes("oe") || s.includes("ue") ? s.replace(/([aou])e/g, "$1") : s)
 
 /**
  * Split an identifier on separators, camelCase, acronym and letter/digit boundaries, keeping the
@@ -298,7 +300,7 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
     if (parts !== null) {
       for (const p of parts) {
         const a = abbreviations.get(p)
-        if (a !== undefined) for (const t of a) out.push(t)
+        if (a !== undefined) { for (const t of a) out.push(t) }
         else out.push(canonical(p) ?? p)
       }
       return
@@ -334,7 +336,7 @@ export const createTokenizer = (lexicon: Lexicon): Tokenizer => {
       const f = fold(w)
       if (stopwords.has(f)) continue
       const abbr = abbreviations.get(f)
-      if (abbr !== undefined) for (const t of abbr) out.push(t)
+      if (abbr !== undefined) { for (const t of abbr) out.push(t) }
       else out.push(canonical(f) ?? f)
     }
     return out

@@ -20,37 +20,43 @@ export const mcpTools: ReadonlyArray<McpToolInfo> = [
   {
     name: "search_datasets",
     title: "Search the data catalog",
-    description: "Find where data is stored: ranked hits across datasets (tables, views), columns and glossary terms for the words in `q`, each with `why` it matched and a `snippet`, plus the column's personal-data class. Start here for any 'where do we keep X?' question, then call get_dataset on a hit, then get_provenance before relying on the answer.",
+    description:
+      "Find where data is stored: ranked hits across datasets (tables, views), columns and glossary terms for the words in `q`, each with `why` it matched and a `snippet`, plus the column's personal-data class. Start here for any 'where do we keep X?' question, then call get_dataset on a hit, then get_provenance before relying on the answer.",
     doraOnly: false
   },
   {
     name: "get_dataset",
     title: "Get one dataset",
-    description: "One dataset by id (`<source>/<schema>/<table>`, from search_datasets): its columns and types, each column's personal-data flag (personal / special / criminal / not) with the matched rule, confidence and method (and whether a human set it), the planner row estimate, and lineage upstream and downstream.",
+    description:
+      "One dataset by id (`<source>/<schema>/<table>`, from search_datasets): its columns and types, each column's personal-data flag (personal / special / criminal / not) with the matched rule, confidence and method (and whether a human set it), the planner row estimate, and lineage upstream and downstream.",
     doraOnly: false
   },
   {
     name: "get_lineage",
     title: "Get lineage",
-    description: "Lineage edges (scan, dbt and human-asserted): all of them, or one dataset's upstream and downstream flows when `datasetId` is given. Use it to answer 'what feeds this table?' and 'where does this data go?'.",
+    description:
+      "Lineage edges (scan, dbt and human-asserted): all of them, or one dataset's upstream and downstream flows when `datasetId` is given. Use it to answer 'what feeds this table?' and 'where does this data go?'.",
     doraOnly: false
   },
   {
     name: "get_compliance_state",
     title: "Get the RoPA draft",
-    description: "The GDPR Art. 30 record of processing activities as a DRAFT: activities, their systems, data categories and subjects, and the four legal fields (purpose, lawful basis, retention, transfers) with status suggested or confirmed (and who confirmed). Read-only: only a named human can confirm a legal field, with the CLI.",
+    description:
+      "The GDPR Art. 30 record of processing activities as a DRAFT: activities, their systems, data categories and subjects, and the four legal fields (purpose, lawful basis, retention, transfers) with status suggested or confirmed (and who confirmed). Read-only: only a named human can confirm a legal field, with the CLI.",
     doraOnly: false
   },
   {
     name: "get_provenance",
     title: "Check provenance and freshness",
-    description: "How far to trust the catalog: per-source reachability and staleness tier (fresh / stale-warn / stale-loud / never), the classifier-method roll-up, the change-log head, and seal 'draft'. Call it before relying on any answer and turn stale or unreachable sources into caveats.",
+    description:
+      "How far to trust the catalog: per-source reachability and staleness tier (fresh / stale-warn / stale-loud / never), the classifier-method roll-up, the change-log head, and seal 'draft'. Call it before relying on any answer and turn stale or unreachable sources into caveats.",
     doraOnly: false
   },
   {
     name: "get_changes",
     title: "Get recent changes",
-    description: "The change-log, newest first: datasets and columns added or dropped, type changes, reclassifications and human corrections (with who). Default: since the last scan; `since` takes a change sequence number (0 = everything) or an ISO-8601 timestamp.",
+    description:
+      "The change-log, newest first: datasets and columns added or dropped, type changes, reclassifications and human corrections (with who). Default: since the last scan; `since` takes a change sequence number (0 = everything) or an ISO-8601 timestamp.",
     doraOnly: false
   },
   {
@@ -62,13 +68,15 @@ export const mcpTools: ReadonlyArray<McpToolInfo> = [
   {
     name: "get_dora",
     title: "Get the DORA register draft",
-    description: "The DORA Register of Information draft (tables, rows, validation problems) when the organisation declared DORA scope; otherwise {inScope: false, register: null}.",
+    description:
+      "The DORA Register of Information draft (tables, rows, validation problems) when the organisation declared DORA scope; otherwise {inScope: false, register: null}.",
     doraOnly: true
   }
 ]
 
 /** The tools a human sees on the portal's Agents screen (seven when DORA is out of scope). */
-export const listedTools = (doraInScope: boolean): ReadonlyArray<McpToolInfo> => mcpTools.filter((t) => doraInScope || !t.doraOnly)
+export const listedTools = (doraInScope: boolean): ReadonlyArray<McpToolInfo> =>
+  mcpTools.filter((t) => doraInScope || !t.doraOnly)
 
 export interface RegistrationPaths {
   /** Absolute path of the catalog folder. */
@@ -87,7 +95,10 @@ export interface LaunchCommand {
 export const packageName = "local-data-catalog"
 
 /** `npx -y local-data-catalog@<version> mcp`: resolves only where the package is on a registry. */
-export const npxLaunch = (version: string): LaunchCommand => ({ command: "npx", args: ["-y", `${packageName}@${version}`, "mcp"] })
+export const npxLaunch = (version: string): LaunchCommand => ({
+  command: "npx",
+  args: ["-y", `${packageName}@${version}`, "mcp"]
+})
 
 /**
  * True when `resolved` (an npm lockfile's record of where this package came from) is the registry
@@ -152,7 +163,9 @@ export const recordedOrigin = (facts: InstallFacts): string | null => {
  */
 export const launchCommand = (facts: InstallFacts, version: string): LaunchCommand => {
   const origin = recordedOrigin(facts)
-  return origin !== null && isRegistryTarball(origin, version) ? npxLaunch(version) : { command: facts.nodePath, args: [facts.entry, "mcp"] }
+  return origin !== null && isRegistryTarball(origin, version)
+    ? npxLaunch(version)
+    : { command: facts.nodePath, args: [facts.entry, "mcp"] }
 }
 
 /** The `mcpServers` block of SPEC.md §A rule 4, starting the server with `launch`. */

@@ -216,9 +216,18 @@ export type Status = typeof Status.Type
  * The coverage line every surface prints: which sources were reached, and which were not and why.
  * `missing` lists each unreached source with the code that kept it out ("never scanned" when none).
  */
-export const coverageLine = (total: number, missing: ReadonlyArray<{ readonly id: string; readonly reason: string }>): string => {
+export const coverageLine = (
+  total: number,
+  missing: ReadonlyArray<{ readonly id: string; readonly reason: string }>
+): string => {
   if (total === 0) return "No sources configured."
-  if (missing.length === 0) return total === 1 ? "The one configured source was reached." : `All ${total} sources reached.`
+  if (missing.length === 0) {
+    return total === 1
+      ? "The one configured source was reached."
+      : `All ${total} sources reached.`
+  }
   const reached = total - missing.length
-  return `${reached} of ${total} source${total === 1 ? "" : "s"} reached; not reached: ${missing.map((m) => `${m.id} (${m.reason})`).join(", ")}.`
+  return `${reached} of ${total} source${total === 1 ? "" : "s"} reached; not reached: ${
+    missing.map((m) => `${m.id} (${m.reason})`).join(", ")
+  }.`
 }

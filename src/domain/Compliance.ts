@@ -29,7 +29,13 @@ export const Activity = Schema.Struct({
   systems: Schema.Array(Schema.String),
   datasets: Schema.Array(Schema.String),
   dataSubjects: Schema.Array(Schema.String),
-  dataCategories: Schema.Array(Schema.Struct({ category: Schema.String, class: Schema.Literal("personal", "special", "criminal"), columns: Schema.Number })),
+  dataCategories: Schema.Array(
+    Schema.Struct({
+      category: Schema.String,
+      class: Schema.Literal("personal", "special", "criminal"),
+      columns: Schema.Number
+    })
+  ),
   special: Schema.Boolean,
   criminal: Schema.Boolean,
   recipients: Schema.Array(Schema.String),
@@ -41,7 +47,9 @@ export const RopaDraft = Schema.Struct({
   seal: Schema.Literal("draft", "sealed"),
   stamp: Schema.String,
   generatedAt: Schema.String,
-  controller: Schema.NullOr(Schema.Struct({ name: Schema.NullOr(Schema.String), contact: Schema.NullOr(Schema.String) })),
+  controller: Schema.NullOr(
+    Schema.Struct({ name: Schema.NullOr(Schema.String), contact: Schema.NullOr(Schema.String) })
+  ),
   activities: Schema.Array(Activity),
   /** Legal fields still `suggested` (or needing review): the open legal calls. */
   openLegalCalls: Schema.Number
@@ -66,12 +74,22 @@ export const Glossary = Schema.Struct({
 export type Glossary = typeof Glossary.Type
 
 /** One reason the register cannot be exported, located by table code, row key and column code. */
-export const DoraViolation = Schema.Struct({ table: Schema.String, rowKey: Schema.NullOr(Schema.String), column: Schema.NullOr(Schema.String), reason: Schema.String })
+export const DoraViolation = Schema.Struct({
+  table: Schema.String,
+  rowKey: Schema.NullOr(Schema.String),
+  column: Schema.NullOr(Schema.String),
+  reason: Schema.String
+})
 export type DoraViolation = typeof DoraViolation.Type
 
 export const DoraRegister = Schema.Struct({
   /** As configured under `dora.entity` in catalog.yml. */
-  entity: Schema.Struct({ lei: Schema.NullOr(Schema.String), name: Schema.NullOr(Schema.String), country: Schema.NullOr(Schema.String), currency: Schema.NullOr(Schema.String) }),
+  entity: Schema.Struct({
+    lei: Schema.NullOr(Schema.String),
+    name: Schema.NullOr(Schema.String),
+    country: Schema.NullOr(Schema.String),
+    currency: Schema.NullOr(Schema.String)
+  }),
   /** The tables that hold at least one row, in template order (docs/dora.md). */
   tables: Schema.Array(Schema.Struct({
     code: Schema.String,

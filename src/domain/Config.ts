@@ -23,7 +23,9 @@ const SourceId = Schema.String.pipe(
   })
 )
 const EnvVarName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "an environment variable name (letters, digits, _), never the secret itself" })
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: () => "an environment variable name (letters, digits, _), never the secret itself"
+  })
 )
 
 const NonEmpty = (what: string) => Schema.String.pipe(Schema.filter((s) => s.trim() !== "" || `${what} is empty`))
@@ -46,7 +48,10 @@ const SourceFields = Schema.Struct({
   /** Schemas / databases to scan; default: every non-system one. An empty list would scan nothing, so it is refused. */
   schemas: Schema.optional(
     Schema.Array(NonEmpty("a schema name")).pipe(
-      Schema.minItems(1, { message: () => "an empty list scans nothing; list the schemas to scan, or leave the key out to scan every non-system schema" })
+      Schema.minItems(1, {
+        message: () =>
+          "an empty list scans nothing; list the schemas to scan, or leave the key out to scan every non-system schema"
+      })
     )
   )
 })
@@ -67,8 +72,14 @@ const kindRules: Record<BuiltinKind, KindRules> = {
 }
 
 const needWhy: Record<"connectionRef" | "path" | "target", (kind: string) => string> = {
-  connectionRef: (kind) => `a ${kind} source needs connectionRef: the NAME of the environment variable holding its ${kind === "sqlite" ? "database file's path" : "connection string"}`,
-  path: (kind) => kind === "dbt" ? "a dbt source needs path: dbt's target/manifest.json (relative to catalog.yml)" : `a ${kind} source needs path`,
+  connectionRef: (kind) =>
+    `a ${kind} source needs connectionRef: the NAME of the environment variable holding its ${
+      kind === "sqlite" ? "database file's path" : "connection string"
+    }`,
+  path: (kind) =>
+    kind === "dbt"
+      ? "a dbt source needs path: dbt's target/manifest.json (relative to catalog.yml)"
+      : `a ${kind} source needs path`,
   target: () => "a dbt source needs target: the id of the warehouse source its models live in"
 }
 
@@ -79,11 +90,16 @@ const isBuiltin = (kind: string): kind is BuiltinKind => (builtinKinds as Readon
  * and the keys it has no use for (a value that would silently do nothing). User-authored kinds are
  * checked by their connector.
  */
-export const sourceKindIssue = (s: typeof SourceFields.Type): { readonly path: ReadonlyArray<string>; readonly message: string } | null => {
+export const sourceKindIssue = (
+  s: typeof SourceFields.Type
+): { readonly path: ReadonlyArray<string>; readonly message: string } | null => {
   if (!isBuiltin(s.kind)) return null
   const driver = defaultDriver[s.kind]
   if (s.driver !== driver) {
-    return { path: ["driver"], message: `driver "${s.driver}" does not implement kind ${s.kind}; a ${s.kind} source uses driver ${driver}` }
+    return {
+      path: ["driver"],
+      message: `driver "${s.driver}" does not implement kind ${s.kind}; a ${s.kind} source uses driver ${driver}`
+    }
   }
   const rules = kindRules[s.kind]
   for (const k of rules.needs) if (s[k] === undefined) return { path: [k], message: needWhy[k](s.kind) }
@@ -96,7 +112,10 @@ export const sourceKindIssue = (s: typeof SourceFields.Type): { readonly path: R
   for (const k of rules.unused) {
     if (s[k] !== undefined) {
       const uses = (Object.keys(kindRules) as Array<BuiltinKind>).filter((x) => !kindRules[x].unused.includes(k))
-      return { path: [k], message: `${k} does not apply to a ${s.kind} source (it is read for ${uses.join(", ")} sources only); remove it` }
+      return {
+        path: [k],
+        message: `${k} does not apply to a ${s.kind} source (it is read for ${uses.join(", ")} sources only); remove it`
+      }
     }
   }
   return null
@@ -110,7 +129,9 @@ export type SourceConfig = typeof SourceConfig.Type
 export const CatalogFile = Schema.Struct({
   version: Schema.optional(Schema.Literal(1)),
   sources: Schema.optionalWith(Schema.Array(SourceConfig), { default: () => [] }),
-  controller: Schema.optional(Schema.Struct({ name: Schema.optional(Schema.String), contact: Schema.optional(Schema.String) })),
+  controller: Schema.optional(
+    Schema.Struct({ name: Schema.optional(Schema.String), contact: Schema.optional(Schema.String) })
+  ),
   dora: Schema.optional(Schema.Struct({
     inScope: Schema.optionalWith(Schema.Boolean, { default: () => false }),
     entity: Schema.optional(Schema.Struct({

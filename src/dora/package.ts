@@ -40,7 +40,8 @@ export const creationTimestamp = (d: Date): string => d.toISOString().replace(/[
 /** Matches a package name (README §2.6), without the `.zip`. */
 export const packageNamePattern = /^[A-Z0-9]{20}\.(CON|IND)_[A-Z]{2}_[A-Z]+\d{6}_[A-Z]+_\d{4}-\d{2}-\d{2}_\d{17}$/
 
-const csv = (rows: ReadonlyArray<ReadonlyArray<string>>): string => stringify(rows.map((r) => [...r]), { record_delimiter: "unix" })
+const csv = (rows: ReadonlyArray<ReadonlyArray<string>>): string =>
+  stringify(rows.map((r) => [...r]), { record_delimiter: "unix" })
 
 /** Builds every file of the package. The register must validate (entity row, country, base currency present). */
 export const buildPackage = (register: DoraRegister, templates: Templates, options: PackageOptions): DoraPackage => {
@@ -52,7 +53,10 @@ export const buildPackage = (register: DoraRegister, templates: Templates, optio
     throw new Error("buildPackage needs a validated register (B_01.01 row with LEI and country, and a base currency)")
   }
   const tax = templates.taxonomy
-  const name = `${lei}.${options.level}_${country}_${tax.file_name_framework_module_version}_${tax.file_name_module}_${options.refPeriod}_${creationTimestamp(options.createdAt)}`
+  const name =
+    `${lei}.${options.level}_${country}_${tax.file_name_framework_module_version}_${tax.file_name_module}_${options.refPeriod}_${
+      creationTimestamp(options.createdAt)
+    }`
   const parameters: ReadonlyArray<readonly [string, string]> = [
     ["entityID", `rs:${lei}.${options.level}`],
     ["refPeriod", options.refPeriod],
@@ -62,15 +66,29 @@ export const buildPackage = (register: DoraRegister, templates: Templates, optio
   ]
   const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`
   const files: Array<PackageFile> = [
-    { path: "META-INF/reportPackage.json", content: json({ documentInfo: { documentType: "https://xbrl.org/report-package/2023" } }) },
-    { path: "reports/report.json", content: json({ documentInfo: { documentType: "https://xbrl.org/2021/xbrl-csv", extends: [tax.entry_point_json] } }) },
+    {
+      path: "META-INF/reportPackage.json",
+      content: json({ documentInfo: { documentType: "https://xbrl.org/report-package/2023" } })
+    },
+    {
+      path: "reports/report.json",
+      content: json({
+        documentInfo: { documentType: "https://xbrl.org/2021/xbrl-csv", extends: [tax.entry_point_json] }
+      })
+    },
     { path: "reports/parameters.csv", content: csv([["name", "value"], ...parameters]) },
-    { path: "reports/FilingIndicators.csv", content: csv([["templateID", "reported"], ...templates.tables.map((t) => [t.code, "true"])]) }
+    {
+      path: "reports/FilingIndicators.csv",
+      content: csv([["templateID", "reported"], ...templates.tables.map((t) => [t.code, "true"])])
+    }
   ]
   for (const t of templates.tables) {
     const header = t.columns.map((c) => c.code)
     const rows = register.tables.find((x) => x.code === t.code)?.rows ?? []
-    files.push({ path: `reports/${t.csv_file}`, content: csv([header, ...rows.map((r) => header.map((c) => r.cells[c] ?? ""))]) })
+    files.push({
+      path: `reports/${t.csv_file}`,
+      content: csv([header, ...rows.map((r) => header.map((c) => r.cells[c] ?? ""))])
+    })
   }
   return { name, files, parameters }
 }

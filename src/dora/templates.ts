@@ -6,7 +6,18 @@
 import { Schema } from "effect"
 import templatesJson from "./templates.json" with { type: "json" }
 
-export const ColumnType = Schema.Literal("lei", "code", "string", "date", "country", "currency", "monetary", "integer", "enum", "boolean")
+export const ColumnType = Schema.Literal(
+  "lei",
+  "code",
+  "string",
+  "date",
+  "country",
+  "currency",
+  "monetary",
+  "integer",
+  "enum",
+  "boolean"
+)
 export type ColumnType = typeof ColumnType.Type
 
 export const TemplateColumn = Schema.Struct({
@@ -87,7 +98,9 @@ const encPart = (s: string) => s.replace(/%/g, "%25").replace(/\|/g, "%7C")
 const decPart = (s: string) => s.replace(/%7C/gi, "|").replace(/%25/g, "%")
 
 /** The row key of a tuple of key-column values: the values joined by `|` (a `|` or `%` inside percent-encoded). */
-export const encodeRowKey = (values: ReadonlyArray<string>): string => (values.length === 0 ? singleRowKey : values.map(encPart).join(rowKeySeparator))
+export const encodeRowKey = (
+  values: ReadonlyArray<string>
+): string => (values.length === 0 ? singleRowKey : values.map(encPart).join(rowKeySeparator))
 
 /** The key-column values of a row key (`[]` for the single-row key). */
 export const decodeRowKey = (key: string, keyCount: number): Array<string> => {

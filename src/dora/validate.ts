@@ -36,8 +36,14 @@ export const isValidLei = (s: string): boolean => leiShape.test(s) && mod97(s) =
 
 /** Why a value is not a valid LEI, or null. */
 export const leiProblem = (s: string): string | null => {
-  if (!leiShape.test(s)) return `"${s}" is not an LEI: it needs 18 upper-case letters or digits followed by 2 check digits (20 characters)`
-  if (mod97(s) !== 1) return `LEI "${s}" has wrong check digits (ISO 17442, MOD 97-10): for ${s.slice(0, 18)} they are ${leiCheckDigits(s.slice(0, 18))}`
+  if (!leiShape.test(s)) {
+    return `"${s}" is not an LEI: it needs 18 upper-case letters or digits followed by 2 check digits (20 characters)`
+  }
+  if (mod97(s) !== 1) {
+    return `LEI "${s}" has wrong check digits (ISO 17442, MOD 97-10): for ${s.slice(0, 18)} they are ${
+      leiCheckDigits(s.slice(0, 18))
+    }`
+  }
   return null
 }
 
@@ -49,7 +55,20 @@ export const isCalendarDate = (s: string): boolean => {
   if (!dateShape.test(s)) return false
   const [y, m, d] = s.split("-").map(Number) as [number, number, number]
   if (m < 1 || m > 12 || d < 1) return false
-  const days = [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!
+  const days = [
+    31,
+    (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28,
+    31,
+    30,
+    31,
+    30,
+    31,
+    31,
+    30,
+    31,
+    30,
+    31
+  ][m - 1]!
   return d <= days
 }
 
@@ -88,7 +107,9 @@ const bad = (reason: string): Normalised => ({ ok: false, reason })
 
 const listOf = (def: EnumDef): string => {
   const entries = Object.entries(def.values ?? {})
-  return entries.length <= 30 ? entries.map(([k, v]) => `${k} (${v})`).join(", ") : `${entries.length} codes, see docs/dora.md`
+  return entries.length <= 30
+    ? entries.map(([k, v]) => `${k} (${v})`).join(", ")
+    : `${entries.length} codes, see docs/dora.md`
 }
 
 /** Resolves an enumerated value: the full code, the bare member (`x28`), or the label (`Yes`), case-insensitively. */
@@ -118,37 +139,60 @@ export const resolveEnum = (def: EnumDef, raw: string): string | null => {
  * The value as the register stores it, or why it cannot be a value of this column at all.
  * An empty value is handled by the caller (it clears a cell; it is never allowed in a key column).
  */
-export const normaliseInput = (templates: Templates, table: Template, column: TemplateColumn, raw: string): Normalised => {
+export const normaliseInput = (
+  templates: Templates,
+  table: Template,
+  column: TemplateColumn,
+  raw: string
+): Normalised => {
   const s = raw.trim()
   const where = `${table.code}.${column.code} (${column.name})`
   if (s.startsWith("#")) return bad(`${where}: a value may not begin with "#" (EBA filing rule)`)
   switch (column.type) {
     case "lei": {
       const v = s.toUpperCase()
-      return isLeiShaped(v) ? ok(v) : bad(`${where}: "${s}" is not an LEI (18 letters or digits followed by 2 check digits)`)
+      return isLeiShaped(v)
+        ? ok(v)
+        : bad(`${where}: "${s}" is not an LEI (18 letters or digits followed by 2 check digits)`)
     }
     case "date":
       return dateShape.test(s) ? ok(s) : bad(`${where}: "${s}" is not a date written YYYY-MM-DD`)
     case "country": {
       if (/^(eba_ga:)?qx2007$/i.test(s)) return ok(countryNotApplicable)
       const m = /^(?:eba_ga:)?([a-z]{2})$/i.exec(s)
-      return m ? ok(`${countryPrefix}${m[1]!.toUpperCase()}`) : bad(`${where}: "${s}" is not a country code; write the ISO 3166-1 alpha-2 code, e.g. DE or eba_GA:DE`)
+      return m
+        ? ok(`${countryPrefix}${m[1]!.toUpperCase()}`)
+        : bad(`${where}: "${s}" is not a country code; write the ISO 3166-1 alpha-2 code, e.g. DE or eba_GA:DE`)
     }
     case "currency": {
       const m = /^(?:eba_cu:)?([a-z]{3})$/i.exec(s)
-      return m ? ok(`${currencyPrefix}${m[1]!.toUpperCase()}`) : bad(`${where}: "${s}" is not a currency code; write the ISO 4217 code, e.g. EUR or eba_CU:EUR`)
+      return m
+        ? ok(`${currencyPrefix}${m[1]!.toUpperCase()}`)
+        : bad(`${where}: "${s}" is not a currency code; write the ISO 4217 code, e.g. EUR or eba_CU:EUR`)
     }
     case "monetary":
-      return /^-?\d+(\.\d+)?$/.test(s) ? ok(s) : bad(`${where}: "${s}" is not an amount; write a plain unscaled number with "." as decimal separator and no thousands separator or symbol (e.g. 2561000.50)`)
+      return /^-?\d+(\.\d+)?$/.test(s)
+        ? ok(s)
+        : bad(
+          `${where}: "${s}" is not an amount; write a plain unscaled number with "." as decimal separator and no thousands separator or symbol (e.g. 2561000.50)`
+        )
     case "integer":
       return /^-?\d+$/.test(s) ? ok(s) : bad(`${where}: "${s}" is not a whole number`)
     case "boolean":
-      return /^(true|false)$/i.test(s) ? ok(s.toLowerCase()) : bad(`${where}: "${s}" is not a boolean; this link column takes "true"`)
+      return /^(true|false)$/i.test(s)
+        ? ok(s.toLowerCase())
+        : bad(`${where}: "${s}" is not a boolean; this link column takes "true"`)
     case "enum": {
       const def = column.enum !== undefined ? templates.enums[column.enum] : undefined
       if (def === undefined) return ok(s)
       const code = resolveEnum(def, s)
-      return code !== null ? ok(code) : bad(`${where}: "${s}" is not in the closed list ${column.enum}: ${def.values ? listOf(def) : `codes ${def.prefix}:x<number>`}`)
+      return code !== null
+        ? ok(code)
+        : bad(
+          `${where}: "${s}" is not in the closed list ${column.enum}: ${
+            def.values ? listOf(def) : `codes ${def.prefix}:x<number>`
+          }`
+        )
     }
     case "code":
     case "string":
@@ -177,9 +221,13 @@ export const cellProblem = (
       return isCalendarDate(value) ? null : `"${value}" is not a valid date (YYYY-MM-DD, a real calendar day)`
     case "country": {
       if (value === countryNotApplicable) {
-        return (qx2007Allowed[table.code] ?? []).includes(column.code) ? null : `"${value}" (not applicable) is only allowed in the key country columns of B_02.02; give the country`
+        return (qx2007Allowed[table.code] ?? []).includes(column.code)
+          ? null
+          : `"${value}" (not applicable) is only allowed in the key country columns of B_02.02; give the country`
       }
-      if (!value.startsWith(countryPrefix)) return `"${value}" is not a country code of the form eba_GA:<ISO 3166-1 alpha-2>`
+      if (!value.startsWith(countryPrefix)) {
+        return `"${value}" is not a country code of the form eba_GA:<ISO 3166-1 alpha-2>`
+      }
       const cc = value.slice(countryPrefix.length)
       return isCountryCode(cc) ? null : `unknown country "${cc}": not an ISO 3166-1 alpha-2 code`
     }
@@ -194,14 +242,20 @@ export const cellProblem = (
     case "integer":
       if (!/^-?\d+$/.test(value)) return `"${value}" is not a whole number`
       if (value.startsWith("-")) return `${value} is negative; it must be 0 or more`
-      if (table.code === "B_05.02" && column.code === "c0050" && Number(value) < 1) return `rank ${value} must be 1 or more (1 = the direct provider)`
+      if (table.code === "B_05.02" && column.code === "c0050" && Number(value) < 1) {
+        return `rank ${value} must be 1 or more (1 = the direct provider)`
+      }
       return null
     case "boolean":
       return value === "true" ? null : `"${value}": this link column must be "true"`
     case "enum": {
       const def = column.enum !== undefined ? templates.enums[column.enum] : undefined
       if (def === undefined) return null
-      if (def.values === undefined) return new RegExp(`^${def.prefix}:x\\d+$`).test(value) ? null : `"${value}" is not a code of ${column.enum} (${def.prefix}:x<number>)`
+      if (def.values === undefined) {
+        return new RegExp(`^${def.prefix}:x\\d+$`).test(value)
+          ? null
+          : `"${value}" is not a code of ${column.enum} (${def.prefix}:x<number>)`
+      }
       return Object.hasOwn(def.values, value) ? null : `"${value}" is not in the closed list ${column.enum}`
     }
     case "code": {
@@ -211,7 +265,9 @@ export const cellProblem = (
         const p = leiProblem(value)
         return p === null ? null : `${p} (its type of code ${typeCol} is LEI)`
       }
-      if (type === "eba_qCO:qx2002" && !euidShape.test(value)) return `"${value}" is not an EUID (country code, register identifier, ".", registration number, e.g. NLNHR.12345678) as its type of code ${typeCol} says`
+      if (type === "eba_qCO:qx2002" && !euidShape.test(value)) {
+        return `"${value}" is not an EUID (country code, register identifier, ".", registration number, e.g. NLNHR.12345678) as its type of code ${typeCol} says`
+      }
       return null
     }
     case "string":

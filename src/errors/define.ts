@@ -59,7 +59,11 @@ export interface CatalogErrorShape {
  * Defines one tagged error class for one registry code. Every class carries its code, message, fix,
  * HTTP status and exit code, so a typed failure turns into `error.code` on every surface unchanged.
  */
-export const defineError = <const Tag extends string, const Code extends string>(tag: Tag, code: Code, spec: ErrorSpec) => {
+export const defineError = <const Tag extends string, const Code extends string>(
+  tag: Tag,
+  code: Code,
+  spec: ErrorSpec
+) => {
   class RegistryError extends Data.TaggedError(tag)<{ readonly input: ErrorInput }> implements CatalogErrorShape {
     static readonly code: Code = code
     static readonly spec: ErrorSpec = spec

@@ -18,7 +18,17 @@ export const ReaderConfigLive = Layer.effect(
     const f = loaded?.file
     return {
       controller: f?.controller ? { name: f.controller.name ?? null, contact: f.controller.contact ?? null } : null,
-      dora: f?.dora ? { inScope: f.dora.inScope, entity: { lei: f.dora.entity?.lei ?? null, name: f.dora.entity?.name ?? null, country: f.dora.entity?.country ?? null, currency: f.dora.entity?.currency ?? null } } : null,
+      dora: f?.dora
+        ? {
+          inScope: f.dora.inScope,
+          entity: {
+            lei: f.dora.entity?.lei ?? null,
+            name: f.dora.entity?.name ?? null,
+            country: f.dora.entity?.country ?? null,
+            currency: f.dora.entity?.currency ?? null
+          }
+        }
+        : null,
       configuredSources: loaded ? loaded.file.sources : null,
       catalogOnly: loaded?.file.catalogOnly ?? false,
       now: () => new Date()
@@ -27,7 +37,11 @@ export const ReaderConfigLive = Layer.effect(
 )
 
 /** Read-only: Reader over an existing catalog (`MAP_NOT_FOUND` otherwise). */
-export const ReadLive = ReaderLive.pipe(Layer.provide(StoreReaderLive), Layer.provide(ReaderConfigLive), Layer.provide(SqlReadLive))
+export const ReadLive = ReaderLive.pipe(
+  Layer.provide(StoreReaderLive),
+  Layer.provide(ReaderConfigLive),
+  Layer.provide(SqlReadLive)
+)
 
 /** Read and write, creating the catalog if needed. */
 export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
@@ -40,10 +54,14 @@ export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
  * The connectors (pg, mysql2, csv-parse) and the classifier's vocabularies are loaded only by the
  * commands that use them: a `status` never pays for them at start-up.
  */
-export const ConnectorsLazy = Layer.unwrapEffect(Effect.promise(() => import("./connectors/index.js")).pipe(Effect.map((m) => m.ConnectorsLive)))
+export const ConnectorsLazy = Layer.unwrapEffect(
+  Effect.promise(() => import("./connectors/index.js")).pipe(Effect.map((m) => m.ConnectorsLive))
+)
 
 /** Everything `start` needs (loaded on demand). */
-export const ScanLive = Layer.unwrapEffect(Effect.promise(() => import("./Scan.js")).pipe(Effect.map((m) => m.ScanLive))).pipe(
+export const ScanLive = Layer.unwrapEffect(
+  Effect.promise(() => import("./Scan.js")).pipe(Effect.map((m) => m.ScanLive))
+).pipe(
   Layer.provideMerge(WriteLive),
   Layer.provide(Secrets.Default)
 )

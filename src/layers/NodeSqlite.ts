@@ -82,10 +82,20 @@ export const make = (options: NodeSqliteOptions) =>
     }
     type Param = null | number | bigint | string | Uint8Array
     const bind = (params: ReadonlyArray<unknown>): Array<Param> =>
-      params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p instanceof Date ? p.toISOString() : p === undefined ? null : (p as Param)))
+      params.map((p) => (typeof p === "boolean"
+        ? (p ? 1 : 0)
+        : p instanceof Date
+        ? p.toISOString()
+        : p === undefined
+        ? null
+        : (p as Param))
+      )
 
     const run = (sql: string, params: ReadonlyArray<unknown>, mode: "rows" | "raw" | "values", fresh = false) =>
-      Effect.withFiberRuntime<ReadonlyArray<unknown> | { changes: number | bigint; lastInsertRowid: number | bigint }, SqlError.SqlError>((fiber) =>
+      Effect.withFiberRuntime<
+        ReadonlyArray<unknown> | { changes: number | bigint; lastInsertRowid: number | bigint },
+        SqlError.SqlError
+      >((fiber) =>
         Effect.try({
           try: () => {
             const stmt = fresh ? db.prepare(sql) : prepare(sql)
@@ -120,7 +130,8 @@ export const make = (options: NodeSqliteOptions) =>
           return transformRows ? transformRows(r) : r
         })),
       executeRaw: (sql, params) => run(sql, params, "raw"),
-      executeValues: (sql, params) => run(sql, params, "values") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
+      executeValues: (sql, params) =>
+        run(sql, params, "values") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
       executeUnprepared: (sql, params, transformRows) =>
         run(sql, params, "rows", true).pipe(Effect.map((rows) => {
           const r = rows as ReadonlyArray<object>
@@ -148,12 +159,18 @@ export const make = (options: NodeSqliteOptions) =>
       spanAttributes: [["db.system.name", "sqlite"]]
     })
     const withDb = <A>(f: (db: DatabaseSync) => A) =>
-      Effect.try({ try: () => f(db), catch: (cause) => sqlError(cause, `SQLite: ${cause instanceof Error ? cause.message : String(cause)}`) })
+      Effect.try({
+        try: () => f(db),
+        catch: (cause) => sqlError(cause, `SQLite: ${cause instanceof Error ? cause.message : String(cause)}`)
+      })
     return { client, raw: NodeSqliteClient.of({ db, withDb }) }
   })
 
 /** Provides both `SqlClient` and `NodeSqliteClient`. */
-export const layer = (options: NodeSqliteOptions): Layer.Layer<SqlClient.SqlClient | NodeSqliteClient, SqlError.SqlError> =>
+export const layer = (
+  options: NodeSqliteOptions
+): Layer.Layer<SqlClient.SqlClient | NodeSqliteClient, SqlError.SqlError> =>
   Layer.scopedContext(
-    Effect.map(make(options), ({ client, raw }) => Context.make(SqlClient.SqlClient, client).pipe(Context.add(NodeSqliteClient, raw)))
+    Effect.map(make(options), ({ client, raw }) =>
+      Context.make(SqlClient.SqlClient, client).pipe(Context.add(NodeSqliteClient, raw)))
   ).pipe(Layer.provide(Reactivity.layer))

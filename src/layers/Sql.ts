@@ -30,20 +30,25 @@ export const indexPath = (dir: string): string => path.join(dir, "index.db")
 
 const checkVersion = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'`
+  const tables = yield* sql<
+    { name: string }
+  >`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'effect_sql_migrations'`
   if (tables.length === 0) return 0
   const rows = yield* sql<{ v: number | null }>`SELECT max(migration_id) AS v FROM effect_sql_migrations`
   const found = rows[0]?.v ?? 0
   if (found > schemaVersion) {
     return yield* new SchemaMigrationRequired({
-      message: `The local catalog has schema version ${found}; this build of the tool understands up to ${schemaVersion}.`,
-      fix: "Upgrade local-data-catalog (it migrates the file on the next run), or delete .catalog and re-run `catalog start`."
+      message:
+        `The local catalog has schema version ${found}; this build of the tool understands up to ${schemaVersion}.`,
+      fix:
+        "Upgrade local-data-catalog (it migrates the file on the next run), or delete .catalog and re-run `catalog start`."
     })
   }
   return found
 }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-const dataDirFix = "Set CATALOG_DATA to a folder you can write (default: .catalog in the working folder), or move the file that is in the way."
+const dataDirFix =
+  "Set CATALOG_DATA to a folder you can write (default: .catalog in the working folder), or move the file that is in the way."
 
 /**
  * The catalog's folder, created 0700 (an older, more open one is tightened): it holds the index and
@@ -55,8 +60,15 @@ const privateDataDir = Effect.gen(function*() {
   const dir = dataDir(env)
   const typed = env.env["CATALOG_DATA"]
   const refuse = (message: string) => new InvalidParam({ message, fix: dataDirFix, param: "CATALOG_DATA" })
-  yield* outputFolderTarget(env.cwd, dir, { flag: typed !== undefined && typed !== "" ? "CATALOG_DATA" : "the catalog folder", what: "a folder for the catalog", refuse })
-  yield* Effect.try({ try: () => ensurePrivateDir(dir, { tighten: true }), catch: (e) => refuse(`The catalog folder ${dir} cannot be created (${reasonOf(e)}).`) })
+  yield* outputFolderTarget(env.cwd, dir, {
+    flag: typed !== undefined && typed !== "" ? "CATALOG_DATA" : "the catalog folder",
+    what: "a folder for the catalog",
+    refuse
+  })
+  yield* Effect.try({
+    try: () => ensurePrivateDir(dir, { tighten: true }),
+    catch: (e) => refuse(`The catalog folder ${dir} cannot be created (${reasonOf(e)}).`)
+  })
   return dir
 })
 
@@ -68,7 +80,9 @@ export const SqlWriteLive = Layer.unwrapEffect(
     const migrate = Layer.effectDiscard(
       Effect.gen(function*() {
         const found = yield* checkVersion
-        if (found < schemaVersion) yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(Effect.orDie)
+        if (found < schemaVersion) {
+          yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(Effect.orDie)
+        }
       })
     )
     return migrate.pipe(Layer.provideMerge(client))

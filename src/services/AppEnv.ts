@@ -64,4 +64,7 @@ export const actor = (e: AppEnvShape): string => {
  * use this, not `Console.error`: while a CLI command runs, that channel is reserved for the CLI
  * library's own parse errors, which the CLI reprints once in the registry's shape.
  */
-export const stderrLine = (line: string): Effect.Effect<void> => Effect.sync(() => { process.stderr.write(line + "\n") })
+export const stderrLine = (line: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stderr.write(line + "\n")
+  })

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import * as YAML from "yaml"
 import { CatalogFile, type SourceConfig } from "../domain/Config.js"
 import { ConfigInvalid, ConfigNotFound } from "../errors/index.js"
-import { AppEnv, dataDir, type AppEnvShape } from "./AppEnv.js"
+import { AppEnv, type AppEnvShape, dataDir } from "./AppEnv.js"
 import { ensurePrivateDir, probePath, readUserFile, reasonOf, writePrivate } from "./Files.js"
 
 export interface LoadedConfig {
@@ -69,13 +69,21 @@ const yamlBounds = (doc: YAML.Document, text: string, file: string): Either.Eith
         return 0
       }
       if (open.has(target)) {
-        problem = invalid(file, at(node), `the alias *${node.source} sits inside its own anchor &${node.source}, which would repeat it forever`)
+        problem = invalid(
+          file,
+          at(node),
+          `the alias *${node.source} sits inside its own anchor &${node.source}, which would repeat it forever`
+        )
         return 0
       }
       const n = size(target, depth)
       viaAliases += n
       if (viaAliases > maxAliasNodes && problem === null) {
-        problem = invalid(file, at(node), `aliases expand into more than ${maxAliasNodes} values (a "billion laughs" file); write the values out instead of repeating *aliases`)
+        problem = invalid(
+          file,
+          at(node),
+          `aliases expand into more than ${maxAliasNodes} values (a "billion laughs" file); write the values out instead of repeating *aliases`
+        )
       }
       return n
     }
@@ -84,7 +92,11 @@ const yamlBounds = (doc: YAML.Document, text: string, file: string): Either.Eith
     let n = 1
     if (YAML.isCollection(node)) {
       if (depth >= maxConfigDepth) {
-        problem = invalid(file, at(node), `nested more than ${maxConfigDepth} levels deep; catalog.yml.example shows the shape`)
+        problem = invalid(
+          file,
+          at(node),
+          `nested more than ${maxConfigDepth} levels deep; catalog.yml.example shows the shape`
+        )
         return 0
       }
       open.add(node)
@@ -110,19 +122,30 @@ const yamlBounds = (doc: YAML.Document, text: string, file: string): Either.Eith
 /** Parses and validates one file's text. Exported for tests and `doctor`. */
 export const parseConfigText = (text: string, file: string): Either.Either<CatalogFile, ConfigInvalid> => {
   if (Buffer.byteLength(text, "utf8") > maxConfigBytes) {
-    return Either.left(invalid(file, 1, `the file is larger than ${maxConfigBytes / 1024} KB; catalog.yml lists sources, not data`))
+    return Either.left(
+      invalid(file, 1, `the file is larger than ${maxConfigBytes / 1024} KB; catalog.yml lists sources, not data`)
+    )
   }
   const doc = YAML.parseDocument(text, { prettyErrors: false, uniqueKeys: true })
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!
     const line = err.linePos?.[0]?.line ?? lineOf(text, err.pos[0])
-    return Either.left(new ConfigInvalid({ message: `${file}:${line}: YAML syntax error: ${err.message.split("\n")[0]}`, details: { line } }))
+    return Either.left(
+      new ConfigInvalid({
+        message: `${file}:${line}: YAML syntax error: ${err.message.split("\n")[0]}`,
+        details: { line }
+      })
+    )
   }
   const js = yamlBounds(doc, text, file)
   if (Either.isLeft(js)) return Either.left(js.left)
   const raw: unknown = js.right
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return Either.left(new ConfigInvalid({ message: `${file}:1: the file must be a mapping of keys (sources, controller, dora, catalogOnly)` }))
+    return Either.left(
+      new ConfigInvalid({
+        message: `${file}:1: the file must be a mapping of keys (sources, controller, dora, catalogOnly)`
+      })
+    )
   }
   const known = new Set(["version", "sources", "controller", "dora", "catalogOnly"])
   for (const key of Object.keys(raw)) {
@@ -145,13 +168,17 @@ export const parseConfigText = (text: string, file: string): Either.Either<Catal
   // Point at the deepest node that exists.
   let offset = 0
   for (let n = keyPath.length; n >= 0; n--) {
-    const node = doc.getIn(keyPath.slice(0, n).map((k) => (/^\d+$/.test(k) ? Number(k) : k)), true) as Ranged | undefined
+    const node = doc.getIn(keyPath.slice(0, n).map((k) => (/^\d+$/.test(k) ? Number(k) : k)), true) as
+      | Ranged
+      | undefined
     if (node?.range) {
       offset = node.range[0]
       break
     }
   }
-  return Either.left(invalid(file, lineOf(text, offset), first?.message ?? "invalid value", keyPath.join(".") || "(root)"))
+  return Either.left(
+    invalid(file, lineOf(text, offset), first?.message ?? "invalid value", keyPath.join(".") || "(root)")
+  )
 }
 
 /**
@@ -159,7 +186,9 @@ export const parseConfigText = (text: string, file: string): Either.Either<Catal
  * dataset id and name files on case-insensitive disks), and a dbt source's target is a configured
  * warehouse source.
  */
-const crossSourceIssue = (f: CatalogFile): { readonly path: ReadonlyArray<string | number>; readonly message: string } | null => {
+const crossSourceIssue = (
+  f: CatalogFile
+): { readonly path: ReadonlyArray<string | number>; readonly message: string } | null => {
   const seen = new Map<string, { readonly i: number; readonly id: string }>()
   for (const [i, s] of f.sources.entries()) {
     const prior = seen.get(s.id.toLowerCase())
@@ -180,7 +209,11 @@ const crossSourceIssue = (f: CatalogFile): { readonly path: ReadonlyArray<string
       const warehouses = f.sources.filter((x) => x.kind !== "dbt").map((x) => x.id)
       return {
         path: ["sources", i, "target"],
-        message: `${target === undefined ? `"${s.target}" is not a configured source` : `"${s.target}" is itself a dbt source`}; target names the warehouse source the models live in (${warehouses.length > 0 ? `one of: ${warehouses.join(", ")}` : "add it first"})`
+        message: `${
+          target === undefined ? `"${s.target}" is not a configured source` : `"${s.target}" is itself a dbt source`
+        }; target names the warehouse source the models live in (${
+          warehouses.length > 0 ? `one of: ${warehouses.join(", ")}` : "add it first"
+        })`
       }
     }
   }
@@ -199,7 +232,9 @@ const readConfigFile = (e: AppEnvShape, file: string) => {
         message,
         fix: viaEnv
           ? "Point CATALOG_CONFIG at a regular, readable catalog.yml (catalog.yml.example documents every key)."
-          : `Replace ${path.basename(file)} with a regular, readable YAML file (catalog.yml.example documents every key), or set CATALOG_CONFIG to one.`,
+          : `Replace ${
+            path.basename(file)
+          } with a regular, readable YAML file (catalog.yml.example documents every key), or set CATALOG_CONFIG to one.`,
         param: viaEnv ? "CATALOG_CONFIG" : path.basename(file)
       })
   })
@@ -217,7 +252,9 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
     const load = Effect.fn("ConfigFile.load")(function*() {
       const file = find()
       if (file === null) {
-        return yield* new ConfigNotFound({ message: `No catalog.yml found (looked at ${configCandidates(env).join(", ")}).` })
+        return yield* new ConfigNotFound({
+          message: `No catalog.yml found (looked at ${configCandidates(env).join(", ")}).`
+        })
       }
       const { text } = yield* readConfigFile(env, file)
       const parsed = yield* parseConfigText(text, shown(file))
@@ -237,7 +274,9 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
     const edit = Effect.fn("ConfigFile.edit")(function*(f: (doc: YAML.Document) => void) {
       const file = find() ?? defaultConfigPath(env)
       const exists = probePath(file).kind !== "missing"
-      const text = exists ? (yield* readConfigFile(env, file)).text : "# local-data-catalog configuration; see catalog.yml.example\nversion: 1\nsources: []\n"
+      const text = exists
+        ? (yield* readConfigFile(env, file)).text
+        : "# local-data-catalog configuration; see catalog.yml.example\nversion: 1\nsources: []\n"
       if (exists) yield* parseConfigText(text, shown(file))
       const doc = YAML.parseDocument(text)
       f(doc)
@@ -252,10 +291,24 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
       if (path.dirname(file) === dataDir(env)) {
         yield* Effect.try({
           try: () => ensurePrivateDir(path.dirname(file), { tighten: true }),
-          catch: (e) => new ConfigInvalid({ message: `${path.dirname(file)} cannot be created (${reasonOf(e)}).`, fix: "Set CATALOG_DATA to a folder you can write, or create catalog.yml in the working folder.", param: "CATALOG_DATA" })
+          catch: (e) =>
+            new ConfigInvalid({
+              message: `${path.dirname(file)} cannot be created (${reasonOf(e)}).`,
+              fix: "Set CATALOG_DATA to a folder you can write, or create catalog.yml in the working folder.",
+              param: "CATALOG_DATA"
+            })
         })
       }
-      yield* writePrivate(file, out, (message) => new ConfigInvalid({ message, fix: `Make ${path.dirname(file)} writable, or set CATALOG_CONFIG to a writable path.`, param: "CATALOG_CONFIG" }))
+      yield* writePrivate(
+        file,
+        out,
+        (message) =>
+          new ConfigInvalid({
+            message,
+            fix: `Make ${path.dirname(file)} writable, or set CATALOG_CONFIG to a writable path.`,
+            param: "CATALOG_CONFIG"
+          })
+      )
       return file
     })
 
@@ -283,8 +336,11 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
           const node = YAML.parseDocument(text).getIn(["sources", dependent, "target"], true)
           const line = lineOf(text, offsetOf(node))
           return yield* new ConfigInvalid({
-            message: `${shown(current.path)}:${line}: source "${id}" is the target of dbt source "${dbt.id}" (sources.${dependent}.target); removing it would leave "${dbt.id}" pointing at nothing. Nothing was changed.`,
-            fix: `Remove the dbt source first (catalog sources remove ${dbt.id} --yes), or point its target at another warehouse source.`,
+            message: `${
+              shown(current.path)
+            }:${line}: source "${id}" is the target of dbt source "${dbt.id}" (sources.${dependent}.target); removing it would leave "${dbt.id}" pointing at nothing. Nothing was changed.`,
+            fix:
+              `Remove the dbt source first (catalog sources remove ${dbt.id} --yes), or point its target at another warehouse source.`,
             param: `sources.${dependent}.target`,
             details: { key: `sources.${dependent}.target`, line }
           })

@@ -3,9 +3,9 @@
  * catalog (metadata only) and returns a `RawSource`. It never reads a row value and never counts.
  */
 import { Context, type Effect } from "effect"
-import type { DriverMissing, SourceUnreachable } from "../errors/index.js"
 import type { SourceConfig } from "../domain/Config.js"
 import type { RawSource } from "../domain/Metadata.js"
+import type { DriverMissing, SourceUnreachable } from "../errors/index.js"
 
 /** What a connector gets for one run. */
 export interface ConnectorInput {

@@ -10,7 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Column } from "../domain/Catalog.js"
 import { DescribeEntityUnknown, InvalidParam } from "../errors/index.js"
 import { boundBytes, parseLimit, rowCountDisplay, toColumn } from "./Reader.js"
-import { StoreReader, type DatasetRow, type EdgeRow } from "./Store.js"
+import { type DatasetRow, type EdgeRow, StoreReader } from "./Store.js"
 
 export const describeLimits = { default: 100, max: 1000 } as const
 /** How many names a drafted description spells out before "… and N more". */
@@ -71,35 +71,68 @@ export interface DraftResult {
 }
 
 export class Describe extends Context.Tag("catalog/Describe")<Describe, {
-  readonly list: (opts: { readonly dataset?: string | undefined; readonly limit?: unknown; readonly offset?: unknown }) => Effect.Effect<DescribeList, DescribeEntityUnknown | InvalidParam | SqlError.SqlError>
+  readonly list: (
+    opts: { readonly dataset?: string | undefined; readonly limit?: unknown; readonly offset?: unknown }
+  ) => Effect.Effect<DescribeList, DescribeEntityUnknown | InvalidParam | SqlError.SqlError>
   readonly draft: (id: string, by: string) => Effect.Effect<DraftResult, DescribeEntityUnknown | SqlError.SqlError>
 }>() {}
 
 const parseOffset = (raw: unknown): Effect.Effect<number, InvalidParam> =>
   Effect.suspend(() => {
     if (raw === undefined || raw === null || raw === "") return Effect.succeed(0)
-    const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN
+    const n = typeof raw === "number"
+      ? raw
+      : typeof raw === "string" && /^\d+$/.test(raw.trim())
+      ? Number(raw)
+      : Number.NaN
     return Number.isInteger(n) && n >= 0
       ? Effect.succeed(n)
-      : Effect.fail(new InvalidParam({ message: `offset must be a whole number ≥ 0; got ${JSON.stringify(raw)}.`, fix: "Pass --offset <n> from the previous page's nextOffset.", param: "offset" }))
+      : Effect.fail(
+        new InvalidParam({
+          message: `offset must be a whole number ≥ 0; got ${JSON.stringify(raw)}.`,
+          fix: "Pass --offset <n> from the previous page's nextOffset.",
+          param: "offset"
+        })
+      )
   })
 
-const info = (r: { readonly text: string | null; readonly drafted: number | null; readonly by: string | null; readonly at: string | null }): DescriptionInfo | null =>
+const info = (
+  r: {
+    readonly text: string | null
+    readonly drafted: number | null
+    readonly by: string | null
+    readonly at: string | null
+  }
+): DescriptionInfo | null =>
   r.text === null ? null : { text: r.text, drafted: r.drafted === 1, by: r.by ?? "", at: r.at ?? "" }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const listed = (names: ReadonlyArray<string>): string =>
-  names.length <= maxNamed ? names.join(", ") : `${names.slice(0, maxNamed).join(", ")} … and ${names.length - maxNamed} more`
+  names.length <= maxNamed
+    ? names.join(", ")
+    : `${names.slice(0, maxNamed).join(", ")} … and ${names.length - maxNamed} more`
 const lastSegment = (id: string) => decodeURIComponent(id.split("/").slice(-1)[0] ?? id)
 
 /** A dataset's description, from its metadata only. */
-export const draftDatasetText = (d: DatasetRow, columns: ReadonlyArray<Column>, edges: ReadonlyArray<EdgeRow>): string => {
+export const draftDatasetText = (
+  d: DatasetRow,
+  columns: ReadonlyArray<Column>,
+  edges: ReadonlyArray<EdgeRow>
+): string => {
   const kind = d.kind.replace(/_/g, " ")
   const parts: Array<string> = []
-  parts.push(`${d.name} is a ${kind} in schema ${d.schema_name} of source ${d.source_id}, with ${plural(columns.length, "column")}; size ${rowCountDisplay(d.row_estimate)}.`)
+  parts.push(
+    `${d.name} is a ${kind} in schema ${d.schema_name} of source ${d.source_id}, with ${
+      plural(columns.length, "column")
+    }; size ${rowCountDisplay(d.row_estimate)}.`
+  )
   if (d.comment !== null && d.comment.trim() !== "") parts.push(`The source describes it as: "${d.comment.trim()}".`)
   if (columns.length > 0) {
-    parts.push(`Columns: ${listed(columns.map((c) => `${c.name} (${c.type || "untyped"}${c.primaryKey ? ", primary key" : ""})`))}.`)
+    parts.push(
+      `Columns: ${
+        listed(columns.map((c) => `${c.name} (${c.type || "untyped"}${c.primaryKey ? ", primary key" : ""})`))
+      }.`
+    )
   }
   const flagged = columns.filter((c) => c.classification.value !== "not")
   if (flagged.length === 0) {
@@ -108,15 +141,33 @@ export const draftDatasetText = (d: DatasetRow, columns: ReadonlyArray<Column>, 
     const byClass = (["criminal", "special", "personal"] as const)
       .map((v) => ({ v, cols: flagged.filter((c) => c.classification.value === v) }))
       .filter((g) => g.cols.length > 0)
-      .map((g) => `${g.v === "criminal" ? "criminal-offence data (Art. 10)" : g.v === "special" ? "special-category data (Art. 9)" : "personal data"} in ${listed(g.cols.map((c) => c.classification.category !== null && c.classification.category !== g.v ? `${c.name} (${c.classification.category})` : c.name))}`)
-    parts.push(`It holds personal data in ${plural(flagged.length, "column")} of ${columns.length}: ${byClass.join("; ")}.`)
+      .map((g) =>
+        `${
+          g.v === "criminal"
+            ? "criminal-offence data (Art. 10)"
+            : g.v === "special"
+            ? "special-category data (Art. 9)"
+            : "personal data"
+        } in ${
+          listed(g.cols.map((c) =>
+            c.classification.category !== null && c.classification.category !== g.v
+              ? `${c.name} (${c.classification.category})`
+              : c.name
+          ))
+        }`
+      )
+    parts.push(
+      `It holds personal data in ${plural(flagged.length, "column")} of ${columns.length}: ${byClass.join("; ")}.`
+    )
   }
   const pk = columns.filter((c) => c.primaryKey).map((c) => c.name)
   const fks = columns.filter((c) => c.references !== null).map((c) => `${c.name} → ${c.references}`)
-  parts.push([
-    pk.length > 0 ? `Primary key: ${pk.join(", ")}.` : "No primary key is declared.",
-    fks.length > 0 ? `Foreign keys: ${listed(fks)}.` : ""
-  ].filter((s) => s !== "").join(" "))
+  parts.push(
+    [
+      pk.length > 0 ? `Primary key: ${pk.join(", ")}.` : "No primary key is declared.",
+      fks.length > 0 ? `Foreign keys: ${listed(fks)}.` : ""
+    ].filter((s) => s !== "").join(" ")
+  )
   const upstream = edges.filter((e) => e.to_id === d.id)
   const downstream = edges.filter((e) => e.from_id === d.id)
   if (upstream.length + downstream.length === 0) {
@@ -131,14 +182,30 @@ export const draftDatasetText = (d: DatasetRow, columns: ReadonlyArray<Column>, 
 /** A column's description, from its metadata only. */
 export const draftColumnText = (d: DatasetRow, c: Column): string => {
   const parts: Array<string> = []
-  parts.push(`${c.name} is column ${c.position} of ${d.kind.replace(/_/g, " ")} ${d.id}, type ${c.type || "untyped"}, ${c.nullable ? "nullable" : "not null"}.`)
+  parts.push(
+    `${c.name} is column ${c.position} of ${d.kind.replace(/_/g, " ")} ${d.id}, type ${c.type || "untyped"}, ${
+      c.nullable ? "nullable" : "not null"
+    }.`
+  )
   if (c.comment !== null && c.comment.trim() !== "") parts.push(`The source describes it as: "${c.comment.trim()}".`)
   const k = c.classification
   if (k.value === "not") {
-    parts.push(`It is not flagged as personal data${k.overridden ? ` (set by ${k.by ?? "a human"})` : ` (rule ${k.rule})`}.`)
+    parts.push(
+      `It is not flagged as personal data${k.overridden ? ` (set by ${k.by ?? "a human"})` : ` (rule ${k.rule})`}.`
+    )
   } else {
-    const label = k.value === "criminal" ? "criminal-offence data (Art. 10)" : k.value === "special" ? "special-category data (Art. 9)" : "personal data"
-    parts.push(`It is flagged as ${label}${k.category !== null && k.category !== k.value ? `, category ${k.category}` : ""}${k.overridden ? `, set by ${k.by ?? "a human"}` : `, by rule ${k.rule} (${Math.round(k.confidence * 100)}% confidence)`}.`)
+    const label = k.value === "criminal"
+      ? "criminal-offence data (Art. 10)"
+      : k.value === "special"
+      ? "special-category data (Art. 9)"
+      : "personal data"
+    parts.push(
+      `It is flagged as ${label}${k.category !== null && k.category !== k.value ? `, category ${k.category}` : ""}${
+        k.overridden
+          ? `, set by ${k.by ?? "a human"}`
+          : `, by rule ${k.rule} (${Math.round(k.confidence * 100)}% confidence)`
+      }.`
+    )
   }
   if (c.primaryKey) parts.push(`It is a primary-key column of ${lastSegment(d.id)}.`)
   if (c.references !== null) parts.push(`It references ${c.references}.`)
@@ -170,7 +237,8 @@ export const DescribeLive = Layer.effect(
     const unknown = (id: string, param: string) =>
       new DescribeEntityUnknown({
         message: `No dataset or column with id "${id}".`,
-        fix: "List dataset ids with `catalog describe list`, a dataset's column ids with `catalog describe list --dataset <datasetId>`.",
+        fix:
+          "List dataset ids with `catalog describe list`, a dataset's column ids with `catalog describe list --dataset <datasetId>`.",
         param,
         details: { id }
       })
@@ -182,30 +250,80 @@ export const DescribeLive = Layer.effect(
         const page = <A>(all: ReadonlyArray<A>, total: number) => {
           const items = boundBytes(all)
           const next = offset + items.length
-          return { offset, limit, returned: items.length, total, truncated: next < total, nextOffset: next < total ? next : null, items }
+          return {
+            offset,
+            limit,
+            returned: items.length,
+            total,
+            truncated: next < total,
+            nextOffset: next < total ? next : null,
+            items
+          }
         }
         if (opts.dataset === undefined) {
           const total = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM datasets`)[0]?.n ?? 0
-          const rows = yield* sql<{ id: string; kind: string; columns: number; described: number; text: string | null; drafted: number | null; by: string | null; at: string | null }>`
+          const rows = yield* sql<
+            {
+              id: string
+              kind: string
+              columns: number
+              described: number
+              text: string | null
+              drafted: number | null
+              by: string | null
+              at: string | null
+            }
+          >`
             SELECT d.id, d.kind,
               (SELECT count(*) FROM columns c WHERE c.dataset_id = d.id) AS columns,
               (SELECT count(*) FROM columns c JOIN descriptions y ON y.entity_id = c.id WHERE c.dataset_id = d.id) AS described,
               x.text, x.drafted, x.by, x.at
             FROM datasets d LEFT JOIN descriptions x ON x.entity_id = d.id
             ORDER BY d.id LIMIT ${limit} OFFSET ${offset}`
-          const items = rows.map((r): DescribedDataset => ({ id: r.id, kind: r.kind, columns: r.columns, describedColumns: r.described, description: info(r) }))
+          const items = rows.map((r): DescribedDataset => ({
+            id: r.id,
+            kind: r.kind,
+            columns: r.columns,
+            describedColumns: r.described,
+            description: info(r)
+          }))
           return { dataset: null, entity: "datasets" as const, ...page(items, total) }
         }
         const d = yield* findDataset(opts.dataset)
         if (d === null) return yield* unknown(opts.dataset, "dataset")
-        const total = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM columns WHERE dataset_id = ${d.id}`)[0]?.n ?? 0
-        const own = (yield* sql<{ text: string | null; drafted: number | null; by: string | null; at: string | null }>`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${d.id}`)[0]
-        const rows = yield* sql<{ id: string; name: string; type: string; value: string; text: string | null; drafted: number | null; by: string | null; at: string | null }>`
+        const total = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM columns WHERE dataset_id = ${d.id}`)[0]?.n ??
+          0
+        const own = (yield* sql<
+          { text: string | null; drafted: number | null; by: string | null; at: string | null }
+        >`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${d.id}`)[0]
+        const rows = yield* sql<
+          {
+            id: string
+            name: string
+            type: string
+            value: string
+            text: string | null
+            drafted: number | null
+            by: string | null
+            at: string | null
+          }
+        >`
           SELECT c.id, c.name, c.type, coalesce(o.value, c.m_value) AS value, x.text, x.drafted, x.by, x.at
           FROM columns c LEFT JOIN overrides o ON o.column_id = c.id LEFT JOIN descriptions x ON x.entity_id = c.id
           WHERE c.dataset_id = ${d.id} ORDER BY c.position LIMIT ${limit} OFFSET ${offset}`
-        const items = rows.map((r): DescribedColumn => ({ id: r.id, name: r.name, type: r.type, classification: r.value, description: info(r) }))
-        return { dataset: d.id, entity: "columns" as const, datasetDescription: own !== undefined ? info(own) : null, ...page(items, total) }
+        const items = rows.map((r): DescribedColumn => ({
+          id: r.id,
+          name: r.name,
+          type: r.type,
+          classification: r.value,
+          description: info(r)
+        }))
+        return {
+          dataset: d.id,
+          entity: "columns" as const,
+          datasetDescription: own !== undefined ? info(own) : null,
+          ...page(items, total)
+        }
       })
 
     const draft: Describe["Type"]["draft"] = (rawId, by) =>
@@ -232,19 +350,57 @@ export const DescribeLive = Layer.effect(
           sourceId = owner.source_id
           text = draftColumnText(owner, toColumn(c))
         }
-        const prev = (yield* sql<{ text: string; drafted: number; by: string; at: string }>`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${entityId}`)[0]
+        const prev = (yield* sql<
+          { text: string; drafted: number; by: string; at: string }
+        >`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${entityId}`)[0]
         const at = new Date().toISOString()
         if (prev !== undefined && prev.drafted === 0) {
-          return { id: entityId, entity, text, drafted: true as const, outcome: "kept-human" as const, stored: false, by, at, existing: { text: prev.text, drafted: false, by: prev.by, at: prev.at } }
+          return {
+            id: entityId,
+            entity,
+            text,
+            drafted: true as const,
+            outcome: "kept-human" as const,
+            stored: false,
+            by,
+            at,
+            existing: { text: prev.text, drafted: false, by: prev.by, at: prev.at }
+          }
         }
         if (prev !== undefined && prev.text === text) {
-          return { id: entityId, entity, text, drafted: true as const, outcome: "unchanged" as const, stored: true, by: prev.by, at: prev.at }
+          return {
+            id: entityId,
+            entity,
+            text,
+            drafted: true as const,
+            outcome: "unchanged" as const,
+            stored: true,
+            by: prev.by,
+            at: prev.at
+          }
         }
         yield* sql`INSERT INTO descriptions (entity_id, text, drafted, by, at) VALUES (${entityId}, ${text}, 1, ${by}, ${at})
           ON CONFLICT(entity_id) DO UPDATE SET text = excluded.text, drafted = 1, by = excluded.by, at = excluded.at`
-        const detail = { entity, drafted: true, length: text.length, preview: text.slice(0, 160), replaced: prev !== undefined }
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'description.drafted', ${entityId}, ${sourceId}, ${JSON.stringify(detail)}, ${by})`
-        return { id: entityId, entity, text, drafted: true as const, outcome: prev !== undefined ? "updated" as const : "created" as const, stored: true, by, at }
+        const detail = {
+          entity,
+          drafted: true,
+          length: text.length,
+          preview: text.slice(0, 160),
+          replaced: prev !== undefined
+        }
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'description.drafted', ${entityId}, ${sourceId}, ${
+          JSON.stringify(detail)
+        }, ${by})`
+        return {
+          id: entityId,
+          entity,
+          text,
+          drafted: true as const,
+          outcome: prev !== undefined ? "updated" as const : "created" as const,
+          stored: true,
+          by,
+          at
+        }
       }))
 
     return Describe.of({ list, draft })

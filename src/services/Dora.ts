@@ -12,7 +12,18 @@ import * as path from "node:path"
 import type { DoraRegister, DoraViolation } from "../domain/Compliance.js"
 import { buildPackage, zipPackage } from "../dora/package.js"
 import { buildRegister, defaultRefPeriod, type DoraCell, type DoraEntity } from "../dora/register.js"
-import { decodeRowKey, doraTemplates, encodeRowKey, findColumn, findTable, keyColumns, singleRowKey, type Template, type TemplateColumn, type Templates } from "../dora/templates.js"
+import {
+  decodeRowKey,
+  doraTemplates,
+  encodeRowKey,
+  findColumn,
+  findTable,
+  keyColumns,
+  singleRowKey,
+  type Template,
+  type TemplateColumn,
+  type Templates
+} from "../dora/templates.js"
 import { isCalendarDate, normaliseInput } from "../dora/validate.js"
 import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/index.js"
 import { actor, AppEnv } from "./AppEnv.js"
@@ -22,8 +33,10 @@ import { ensurePrivateDir, outputFolderTarget, readUserFile, reasonOf, writePriv
 // ── scope ───────────────────────────────────────────────────────────────────────────────────────
 const notInScope = (what: string) =>
   new DoraInputInvalid({
-    message: `DORA is not in scope for this catalog (dora.inScope is not true in catalog.yml), so there is no register to ${what}.`,
-    fix: "If the organisation is a financial entity under DORA, set `dora: { inScope: true, entity: { lei, name, country, currency } }` in catalog.yml.",
+    message:
+      `DORA is not in scope for this catalog (dora.inScope is not true in catalog.yml), so there is no register to ${what}.`,
+    fix:
+      "If the organisation is a financial entity under DORA, set `dora: { inScope: true, entity: { lei, name, country, currency } }` in catalog.yml.",
     param: "dora.inScope"
   })
 
@@ -47,28 +60,57 @@ const columnList = (t: Template) => t.columns.map((c) => `${c.code} ${c.name}`).
 
 const resolveTable = (templates: Templates, raw: string | undefined) => {
   const t = raw === undefined ? undefined : findTable(templates, raw)
-  return t !== undefined ? Effect.succeed(t) : Effect.fail(new DoraInputInvalid({
-    message: raw === undefined ? "The table code is missing." : `Unknown DORA table "${raw}".`,
-    fix: `Use one of the table codes: ${tableCodes(templates)}.`,
-    param: "tableCode",
-    usage: raw === undefined
-  }))
+  return t !== undefined ? Effect.succeed(t) : Effect.fail(
+    new DoraInputInvalid({
+      message: raw === undefined ? "The table code is missing." : `Unknown DORA table "${raw}".`,
+      fix: `Use one of the table codes: ${tableCodes(templates)}.`,
+      param: "tableCode",
+      usage: raw === undefined
+    })
+  )
 }
 
 const singleRowAliases = new Set(["", "_", "-"])
 
 /** The canonical row key (key values normalised, joined by `|`) or why it is not one. */
-const resolveRowKey = (templates: Templates, table: Template, raw: string): Effect.Effect<{ key: string; parts: Array<string> }, DoraInputInvalid> => {
+const resolveRowKey = (
+  templates: Templates,
+  table: Template,
+  raw: string
+): Effect.Effect<{ key: string; parts: Array<string> }, DoraInputInvalid> => {
   const keys = keyColumns(table)
-  const shape = keys.length === 0 ? `"${singleRowKey}" (${table.code} has a single row and no key columns)` : keys.map((k) => `<${k.code} ${k.name}>`).join("|")
-  const fail = (why: string) => Effect.fail(new DoraInputInvalid({ message: `${table.code} row key "${raw}": ${why}`, fix: `A ${table.code} row key is ${shape}; a "|" or "%" inside a value is written %7C or %25.`, param: "rowKey" }))
-  if (keys.length === 0) return singleRowAliases.has(raw.trim()) ? Effect.succeed({ key: singleRowKey, parts: [] }) : fail(`${table.code} has no key columns; its single row is "${singleRowKey}"`)
+  const shape = keys.length === 0
+    ? `"${singleRowKey}" (${table.code} has a single row and no key columns)`
+    : keys.map((k) => `<${k.code} ${k.name}>`).join("|")
+  const fail = (why: string) =>
+    Effect.fail(
+      new DoraInputInvalid({
+        message: `${table.code} row key "${raw}": ${why}`,
+        fix: `A ${table.code} row key is ${shape}; a "|" or "%" inside a value is written %7C or %25.`,
+        param: "rowKey"
+      })
+    )
+  if (keys.length === 0) {
+    return singleRowAliases.has(raw.trim())
+      ? Effect.succeed({ key: singleRowKey, parts: [] })
+      : fail(`${table.code} has no key columns; its single row is "${singleRowKey}"`)
+  }
   const parts = decodeRowKey(raw, keys.length)
-  if (parts.length !== keys.length) return fail(`it has ${parts.length} part(s) but ${table.code} is keyed by ${keys.length} column(s) (${keys.map((k) => k.code).join(", ")}), joined by "|"`)
+  if (parts.length !== keys.length) {
+    return fail(
+      `it has ${parts.length} part(s) but ${table.code} is keyed by ${keys.length} column(s) (${
+        keys.map((k) => k.code).join(", ")
+      }), joined by "|"`
+    )
+  }
   const out: Array<string> = []
   for (const [i, k] of keys.entries()) {
     const part = parts[i]!.trim()
-    if (part === "") return fail(`key column ${k.code} (${k.name}) is empty; a key cell is never empty (use "Not applicable" or eba_GA:qx2007 where it does not apply)`)
+    if (part === "") {
+      return fail(
+        `key column ${k.code} (${k.name}) is empty; a key cell is never empty (use "Not applicable" or eba_GA:qx2007 where it does not apply)`
+      )
+    }
     const n = normaliseInput(templates, table, k, part)
     if (!n.ok) return fail(n.reason)
     out.push(n.value)
@@ -78,12 +120,14 @@ const resolveRowKey = (templates: Templates, table: Template, raw: string): Effe
 
 const resolveColumn = (table: Template, raw: string | undefined, param: string) => {
   const c = raw === undefined ? undefined : findColumn(table, raw)
-  return c !== undefined ? Effect.succeed(c) : Effect.fail(new DoraInputInvalid({
-    message: raw === undefined ? "The field (column code) is missing." : `${table.code} has no column "${raw}".`,
-    fix: `Use a column code of ${table.code}: ${columnList(table)}.`,
-    param,
-    usage: raw === undefined
-  }))
+  return c !== undefined ? Effect.succeed(c) : Effect.fail(
+    new DoraInputInvalid({
+      message: raw === undefined ? "The field (column code) is missing." : `${table.code} has no column "${raw}".`,
+      fix: `Use a column code of ${table.code}: ${columnList(table)}.`,
+      param,
+      usage: raw === undefined
+    })
+  )
 }
 
 /** One problem of an import file. */
@@ -124,11 +168,20 @@ export interface SetResult {
 const parseCsv = (text: string): Array<{ line: number; record: Array<string> }> => {
   const firstLine = text.replace(/^\uFEFF/, "").split(/\r?\n/).find((l) => l.trim() !== "") ?? ""
   const delimiter = !firstLine.includes(",") && firstLine.includes(";") ? ";" : ","
-  const rows = parse(text, { bom: true, delimiter, skip_empty_lines: true, info: true, relax_column_count: false }) as unknown as Array<{ info: { lines: number }; record: Array<string> }>
+  const rows = parse(text, {
+    bom: true,
+    delimiter,
+    skip_empty_lines: true,
+    info: true,
+    relax_column_count: false
+  }) as unknown as Array<{ info: { lines: number }; record: Array<string> }>
   return rows.map((r) => ({ line: r.info.lines, record: r.record }))
 }
 
-const problemLine = (p: ImportProblem) => `line ${p.line}${p.rowKey !== null ? ` (row ${p.rowKey})` : ""}${p.column !== null ? `, ${p.column}` : ""}: ${p.reason}`
+const problemLine = (p: ImportProblem) =>
+  `line ${p.line}${p.rowKey !== null ? ` (row ${p.rowKey})` : ""}${
+    p.column !== null ? `, ${p.column}` : ""
+  }: ${p.reason}`
 
 // ── the service ─────────────────────────────────────────────────────────────────────────────────
 /** Writes to the DORA register draft (CLI only). */
@@ -138,161 +191,372 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
     const env = yield* AppEnv
     const templates = doraTemplates()
 
-    const cells = sql<DoraCell>`SELECT table_code, row_key, column_code, value FROM dora_cells ORDER BY table_code, row_key, column_code`
+    const cells = sql<
+      DoraCell
+    >`SELECT table_code, row_key, column_code, value FROM dora_cells ORDER BY table_code, row_key, column_code`
     const openIn = (entity: DoraEntity, table: string, rowKey?: string) =>
-      cells.pipe(Effect.map((cs) => buildRegister(cs, entity, templates).validation.violations.filter((v) => v.table === table && (rowKey === undefined || v.rowKey === rowKey))))
+      cells.pipe(
+        Effect.map((cs) =>
+          buildRegister(cs, entity, templates).validation.violations.filter((v) =>
+            v.table === table && (rowKey === undefined || v.rowKey === rowKey)
+          )
+        )
+      )
     const log = (at: string, kind: string, entity: string, detail: object, by: string) =>
-      sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, ${kind}, ${entity}, NULL, ${JSON.stringify(detail)}, ${by})`
-    const upsert = (rows: ReadonlyArray<{ table_code: string; row_key: string; column_code: string; value: string; by: string; at: string }>) =>
-      Effect.forEach(Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500)), (chunk) =>
-        sql`INSERT INTO dora_cells ${sql.insert(chunk)} ON CONFLICT(table_code, row_key, column_code) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`, { discard: true })
+      sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, ${kind}, ${entity}, NULL, ${
+        JSON.stringify(detail)
+      }, ${by})`
+    const upsert = (
+      rows: ReadonlyArray<
+        { table_code: string; row_key: string; column_code: string; value: string; by: string; at: string }
+      >
+    ) =>
+      Effect.forEach(
+        Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500)),
+        (chunk) =>
+          sql`INSERT INTO dora_cells ${
+            sql.insert(chunk)
+          } ON CONFLICT(table_code, row_key, column_code) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`,
+        { discard: true }
+      )
 
     /** `dora import <tableCode> <file.csv>`: replaces the table's rows with the file's (or merges them with `merge`). */
-    const importCsv = Effect.fn("Dora.importCsv")(function*(entity: DoraEntity, tableCode: string | undefined, file: string | undefined, mode: "replace" | "merge") {
-      const table = yield* resolveTable(templates, tableCode)
-      if (file === undefined || file.trim() === "") {
-        return yield* new DoraInputInvalid({ message: "The CSV file is missing.", fix: `Usage: catalog dora import ${table.code} <file.csv> — a header row of column codes (${table.columns.map((c) => c.code).join(",")}) plus one line per row.`, param: "file", usage: true })
-      }
-      const { path: abs, text } = yield* readUserFile(env.cwd, file, {
-        flag: "dora import",
-        what: `a CSV file of ${table.code} rows`,
-        refuse: (message) => new DoraInputInvalid({ message, fix: "Give the path of a CSV file (relative to the working folder).", param: "file" })
-      })
-      const records = yield* Effect.try({
-        try: () => parseCsv(text),
-        catch: (e) => new DoraInputInvalid({ message: `${file} is not a readable CSV file: ${e instanceof Error ? e.message : String(e)}`, fix: "Write a header row of column codes and one line per row, comma-separated, with double quotes around values that contain commas, quotes or line breaks.", param: "file" })
-      })
-      const header = records[0]
-      if (header === undefined) {
-        return yield* new DoraInputInvalid({ message: `${file} is empty; it needs a header row of ${table.code} column codes.`, fix: `Header: ${table.columns.map((c) => c.code).join(",")}`, param: "file" })
-      }
-      // Header: every cell a column code of the table, no duplicates, every key column present.
-      const headerProblems: Array<ImportProblem> = []
-      const columns: Array<TemplateColumn> = []
-      header.record.forEach((h, i) => {
-        const c = findColumn(table, h)
-        if (c === undefined) headerProblems.push({ line: header.line, rowKey: null, column: h, reason: `header cell ${i + 1} "${h}" is not a column of ${table.code} (${table.columns.map((x) => x.code).join(", ")})` })
-        else if (columns.some((x) => x.code === c.code)) headerProblems.push({ line: header.line, rowKey: null, column: c.code, reason: `column ${c.code} appears twice in the header` })
-        else columns.push(c)
-      })
-      const keys = keyColumns(table)
-      for (const k of keys) {
-        if (!header.record.some((h) => findColumn(table, h)?.code === k.code)) headerProblems.push({ line: header.line, rowKey: null, column: k.code, reason: `key column ${k.code} (${k.name}) is missing from the header; every row needs it` })
-      }
-      if (headerProblems.length > 0) {
-        return yield* new DoraInputInvalid({
-          message: `${file} cannot be imported into ${table.code}; nothing was imported:\n${headerProblems.map((p) => `  ${problemLine(p)}`).join("\n")}`,
-          fix: `The header row lists ${table.code} column codes: ${columnList(table)}.`,
-          param: "file",
-          details: { table: table.code, problems: headerProblems }
-        })
-      }
-      // Rows.
-      const problems: Array<ImportProblem> = []
-      const seen = new Map<string, number>()
-      const rows: Array<{ key: string; cells: Record<string, string> }> = []
-      const data = records.slice(1)
-      if (keys.length === 0 && data.length > 1) problems.push({ line: data[1]!.line, rowKey: singleRowKey, column: null, reason: `${table.code} has a single row; the file has ${data.length}` })
-      for (const { line, record } of data) {
-        const cellsOf: Record<string, string> = {}
-        const rowProblems: Array<ImportProblem> = []
-        columns.forEach((c, i) => {
-          const raw = (record[i] ?? "").trim()
-          if (raw === "") {
-            if (c.key) rowProblems.push({ line, rowKey: null, column: c.code, reason: `key column ${c.code} (${c.name}) is empty; a key cell is never empty (use "Not applicable" or eba_GA:qx2007 where it does not apply)` })
-            return
-          }
-          const n = normaliseInput(templates, table, c, raw)
-          if (n.ok) cellsOf[c.code] = n.value
-          else rowProblems.push({ line, rowKey: null, column: c.code, reason: n.reason })
-        })
-        const key = keys.every((k) => cellsOf[k.code] !== undefined) ? encodeRowKey(keys.map((k) => cellsOf[k.code]!)) : null
-        problems.push(...rowProblems.map((p) => ({ ...p, rowKey: key })))
-        if (key === null) continue
-        const dup = seen.get(key)
-        if (dup !== undefined) problems.push({ line, rowKey: key, column: null, reason: `duplicate row key; line ${dup} has the same ${keys.map((k) => k.code).join(", ")}` })
-        seen.set(key, line)
-        rows.push({ key, cells: cellsOf })
-      }
-      if (problems.length > 0) {
-        const shown = problems.slice(0, 50)
-        return yield* new DoraInputInvalid({
-          message: `${file}: ${problems.length} problem(s) in ${table.code}; nothing was imported:\n${shown.map((p) => `  ${problemLine(p)}`).join("\n")}${problems.length > shown.length ? `\n  … and ${problems.length - shown.length} more (see error.details)` : ""}`,
-          fix: "Correct the cells named above and import the file again; codes may be written bare (DE, EUR, x28) or in full (eba_GA:DE).",
-          param: "file",
-          details: { table: table.code, problems }
-        })
-      }
-      const by = actor(env)
-      const at = new Date().toISOString()
-      const previousRows = yield* sql<{ n: number }>`SELECT count(DISTINCT row_key) AS n FROM dora_cells WHERE table_code = ${table.code}`.pipe(Effect.map((r) => r[0]?.n ?? 0))
-      const toWrite = rows.flatMap((r) => Object.entries(r.cells).map(([column_code, value]) => ({ table_code: table.code, row_key: r.key, column_code, value, by, at })))
-      yield* sql.withTransaction(Effect.gen(function*() {
-        if (mode === "replace") yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code}`
-        else {
-          const codes = columns.map((c) => c.code)
-          for (const r of rows) yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${r.key} AND ${sql.in("column_code", codes)}`
-        }
-        yield* upsert(toWrite)
-        yield* log(at, "dora.import", table.code, { table: table.code, file: path.basename(abs), mode, rows: rows.length, cells: toWrite.length, previousRows }, by)
-      })).pipe(Effect.orDie)
-      const violations = yield* openIn(entity, table.code).pipe(Effect.orDie)
-      return { table: table.code, file: abs, mode, rows: rows.length, cells: toWrite.length, previousRows, by, at, violations } satisfies ImportResult
-    })
-
-    /** `dora set <tableCode> <rowKey> <field> <value>`: one cell (an empty value clears it); `remove` deletes the row. */
-    const set = Effect.fn("Dora.set")(function*(entity: DoraEntity, input: { readonly tableCode: string | undefined; readonly rowKey: string | undefined; readonly field: string | undefined; readonly value: string | undefined; readonly remove: boolean }) {
-      const table = yield* resolveTable(templates, input.tableCode)
-      if (input.rowKey === undefined) {
-        const keys = keyColumns(table)
-        return yield* new DoraInputInvalid({ message: "The row key is missing.", fix: `Usage: catalog dora set ${table.code} <rowKey> <field> <value>; a ${table.code} row key is ${keys.length === 0 ? `"${singleRowKey}"` : keys.map((k) => `<${k.code}>`).join("|")}.`, param: "rowKey", usage: true })
-      }
-      const { key, parts } = yield* resolveRowKey(templates, table, input.rowKey)
-      const by = actor(env)
-      const at = new Date().toISOString()
-      const entityId = (col: string | null) => `${table.code}[${key}]${col !== null ? `.${col}` : ""}`
-      if (input.remove) {
-        const n = yield* sql<{ n: number }>`SELECT count(*) AS n FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`.pipe(Effect.map((r) => r[0]?.n ?? 0), Effect.orDie)
-        if (n === 0) return yield* new DoraInputInvalid({ message: `${table.code} has no row "${key}" to remove.`, fix: "List the rows with `catalog dora show --json`.", param: "rowKey" })
-        yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`
-          yield* log(at, "dora.set", entityId(null), { table: table.code, rowKey: key, removed: true, cells: n }, by)
-        })).pipe(Effect.orDie)
-        return { table: table.code, rowKey: key, column: null, value: null, previous: null, deleted: true, by, at, violations: yield* openIn(entity, table.code, key).pipe(Effect.orDie) } satisfies SetResult
-      }
-      const column = yield* resolveColumn(table, input.field, "field")
-      const raw = (input.value ?? "").trim()
-      const keys = keyColumns(table)
-      const keyIndex = keys.findIndex((k) => k.code === column.code)
-      let value: string | null
-      if (keyIndex >= 0) {
-        const n = raw === "" ? null : normaliseInput(templates, table, column, raw)
-        if (n === null || !n.ok || n.value !== parts[keyIndex]) {
+    const importCsv = Effect.fn("Dora.importCsv")(
+      function*(
+        entity: DoraEntity,
+        tableCode: string | undefined,
+        file: string | undefined,
+        mode: "replace" | "merge"
+      ) {
+        const table = yield* resolveTable(templates, tableCode)
+        if (file === undefined || file.trim() === "") {
           return yield* new DoraInputInvalid({
-            message: `${column.code} is a key column of ${table.code}: its value comes from the row key ("${parts[keyIndex]}") and cannot be ${raw === "" ? "cleared" : `set to "${raw}"`}.`,
-            fix: `To change a key, remove the row (catalog dora set ${table.code} ${key} --remove) and write it under the new row key.`,
-            param: "field"
+            message: "The CSV file is missing.",
+            fix: `Usage: catalog dora import ${table.code} <file.csv> — a header row of column codes (${
+              table.columns.map((c) => c.code).join(",")
+            }) plus one line per row.`,
+            param: "file",
+            usage: true
           })
         }
-        value = n.value
-      } else if (raw === "") value = null
-      else {
-        const n = normaliseInput(templates, table, column, raw)
-        if (!n.ok) return yield* new DoraInputInvalid({ message: `${table.code} row ${key}, ${n.reason}.`, fix: column.enum !== undefined || column.type !== "string" ? `Write a ${column.type} value for ${column.code}; see docs/dora.md for the formats.` : "Give a text value.", param: "value" })
-        value = n.value
-      }
-      const prev = yield* sql<{ value: string }>`SELECT value FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`.pipe(Effect.map((r) => r[0]?.value ?? null), Effect.orDie)
-      yield* sql.withTransaction(Effect.gen(function*() {
-        // The key cells of a new row come from its row key.
-        for (const [i, k] of keys.entries()) {
-          yield* sql`INSERT INTO dora_cells (table_code, row_key, column_code, value, by, at) VALUES (${table.code}, ${key}, ${k.code}, ${parts[i]!}, ${by}, ${at}) ON CONFLICT DO NOTHING`
+        const { path: abs, text } = yield* readUserFile(env.cwd, file, {
+          flag: "dora import",
+          what: `a CSV file of ${table.code} rows`,
+          refuse: (message) =>
+            new DoraInputInvalid({
+              message,
+              fix: "Give the path of a CSV file (relative to the working folder).",
+              param: "file"
+            })
+        })
+        const records = yield* Effect.try({
+          try: () => parseCsv(text),
+          catch: (e) =>
+            new DoraInputInvalid({
+              message: `${file} is not a readable CSV file: ${e instanceof Error ? e.message : String(e)}`,
+              fix:
+                "Write a header row of column codes and one line per row, comma-separated, with double quotes around values that contain commas, quotes or line breaks.",
+              param: "file"
+            })
+        })
+        const header = records[0]
+        if (header === undefined) {
+          return yield* new DoraInputInvalid({
+            message: `${file} is empty; it needs a header row of ${table.code} column codes.`,
+            fix: `Header: ${table.columns.map((c) => c.code).join(",")}`,
+            param: "file"
+          })
         }
-        if (value === null) yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`
-        else yield* upsert([{ table_code: table.code, row_key: key, column_code: column.code, value, by, at }])
-        yield* log(at, "dora.set", entityId(column.code), { table: table.code, rowKey: key, column: column.code, value, previous: prev }, by)
-      })).pipe(Effect.orDie)
-      return { table: table.code, rowKey: key, column: column.code, value, previous: prev, deleted: false, by, at, violations: yield* openIn(entity, table.code, key).pipe(Effect.orDie) } satisfies SetResult
-    })
+        // Header: every cell a column code of the table, no duplicates, every key column present.
+        const headerProblems: Array<ImportProblem> = []
+        const columns: Array<TemplateColumn> = []
+        header.record.forEach((h, i) => {
+          const c = findColumn(table, h)
+          if (c === undefined) {
+            headerProblems.push({
+              line: header.line,
+              rowKey: null,
+              column: h,
+              reason: `header cell ${i + 1} "${h}" is not a column of ${table.code} (${
+                table.columns.map((x) => x.code).join(", ")
+              })`
+            })
+          } else if (columns.some((x) => x.code === c.code)) {
+            headerProblems.push({
+              line: header.line,
+              rowKey: null,
+              column: c.code,
+              reason: `column ${c.code} appears twice in the header`
+            })
+          } else columns.push(c)
+        })
+        const keys = keyColumns(table)
+        for (const k of keys) {
+          if (!header.record.some((h) => findColumn(table, h)?.code === k.code)) {
+            headerProblems.push({
+              line: header.line,
+              rowKey: null,
+              column: k.code,
+              reason: `key column ${k.code} (${k.name}) is missing from the header; every row needs it`
+            })
+          }
+        }
+        if (headerProblems.length > 0) {
+          return yield* new DoraInputInvalid({
+            message: `${file} cannot be imported into ${table.code}; nothing was imported:\n${
+              headerProblems.map((p) => `  ${problemLine(p)}`).join("\n")
+            }`,
+            fix: `The header row lists ${table.code} column codes: ${columnList(table)}.`,
+            param: "file",
+            details: { table: table.code, problems: headerProblems }
+          })
+        }
+        // Rows.
+        const problems: Array<ImportProblem> = []
+        const seen = new Map<string, number>()
+        const rows: Array<{ key: string; cells: Record<string, string> }> = []
+        const data = records.slice(1)
+        if (keys.length === 0 && data.length > 1) {
+          problems.push({
+            line: data[1]!.line,
+            rowKey: singleRowKey,
+            column: null,
+            reason: `${table.code} has a single row; the file has ${data.length}`
+          })
+        }
+        for (const { line, record } of data) {
+          const cellsOf: Record<string, string> = {}
+          const rowProblems: Array<ImportProblem> = []
+          columns.forEach((c, i) => {
+            const raw = (record[i] ?? "").trim()
+            if (raw === "") {
+              if (c.key) {
+                rowProblems.push({
+                  line,
+                  rowKey: null,
+                  column: c.code,
+                  reason:
+                    `key column ${c.code} (${c.name}) is empty; a key cell is never empty (use "Not applicable" or eba_GA:qx2007 where it does not apply)`
+                })
+              }
+              return
+            }
+            const n = normaliseInput(templates, table, c, raw)
+            if (n.ok) cellsOf[c.code] = n.value
+            else rowProblems.push({ line, rowKey: null, column: c.code, reason: n.reason })
+          })
+          const key = keys.every((k) => cellsOf[k.code] !== undefined)
+            ? encodeRowKey(keys.map((k) => cellsOf[k.code]!))
+            : null
+          problems.push(...rowProblems.map((p) => ({ ...p, rowKey: key })))
+          if (key === null) continue
+          const dup = seen.get(key)
+          if (dup !== undefined) {
+            problems.push({
+              line,
+              rowKey: key,
+              column: null,
+              reason: `duplicate row key; line ${dup} has the same ${keys.map((k) => k.code).join(", ")}`
+            })
+          }
+          seen.set(key, line)
+          rows.push({ key, cells: cellsOf })
+        }
+        if (problems.length > 0) {
+          const shown = problems.slice(0, 50)
+          return yield* new DoraInputInvalid({
+            message: `${file}: ${problems.length} problem(s) in ${table.code}; nothing was imported:\n${
+              shown.map((p) => `  ${problemLine(p)}`).join("\n")
+            }${
+              problems.length > shown.length
+                ? `\n  … and ${problems.length - shown.length} more (see error.details)`
+                : ""
+            }`,
+            fix:
+              "Correct the cells named above and import the file again; codes may be written bare (DE, EUR, x28) or in full (eba_GA:DE).",
+            param: "file",
+            details: { table: table.code, problems }
+          })
+        }
+        const by = actor(env)
+        const at = new Date().toISOString()
+        const previousRows = yield* sql<
+          { n: number }
+        >`SELECT count(DISTINCT row_key) AS n FROM dora_cells WHERE table_code = ${table.code}`.pipe(
+          Effect.map((r) => r[0]?.n ?? 0)
+        )
+        const toWrite = rows.flatMap((r) =>
+          Object.entries(r.cells).map(([column_code, value]) => ({
+            table_code: table.code,
+            row_key: r.key,
+            column_code,
+            value,
+            by,
+            at
+          }))
+        )
+        yield* sql.withTransaction(Effect.gen(function*() {
+          if (mode === "replace") yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code}`
+          else {
+            const codes = columns.map((c) => c.code)
+            for (
+              const r of rows
+            ) {
+              yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${r.key} AND ${
+                sql.in("column_code", codes)
+              }`
+            }
+          }
+          yield* upsert(toWrite)
+          yield* log(at, "dora.import", table.code, {
+            table: table.code,
+            file: path.basename(abs),
+            mode,
+            rows: rows.length,
+            cells: toWrite.length,
+            previousRows
+          }, by)
+        })).pipe(Effect.orDie)
+        const violations = yield* openIn(entity, table.code).pipe(Effect.orDie)
+        return {
+          table: table.code,
+          file: abs,
+          mode,
+          rows: rows.length,
+          cells: toWrite.length,
+          previousRows,
+          by,
+          at,
+          violations
+        } satisfies ImportResult
+      }
+    )
+
+    /** `dora set <tableCode> <rowKey> <field> <value>`: one cell (an empty value clears it); `remove` deletes the row. */
+    const set = Effect.fn("Dora.set")(
+      function*(
+        entity: DoraEntity,
+        input: {
+          readonly tableCode: string | undefined
+          readonly rowKey: string | undefined
+          readonly field: string | undefined
+          readonly value: string | undefined
+          readonly remove: boolean
+        }
+      ) {
+        const table = yield* resolveTable(templates, input.tableCode)
+        if (input.rowKey === undefined) {
+          const keys = keyColumns(table)
+          return yield* new DoraInputInvalid({
+            message: "The row key is missing.",
+            fix: `Usage: catalog dora set ${table.code} <rowKey> <field> <value>; a ${table.code} row key is ${
+              keys.length === 0 ? `"${singleRowKey}"` : keys.map((k) => `<${k.code}>`).join("|")
+            }.`,
+            param: "rowKey",
+            usage: true
+          })
+        }
+        const { key, parts } = yield* resolveRowKey(templates, table, input.rowKey)
+        const by = actor(env)
+        const at = new Date().toISOString()
+        const entityId = (col: string | null) => `${table.code}[${key}]${col !== null ? `.${col}` : ""}`
+        if (input.remove) {
+          const n = yield* sql<
+            { n: number }
+          >`SELECT count(*) AS n FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`.pipe(
+            Effect.map((r) => r[0]?.n ?? 0),
+            Effect.orDie
+          )
+          if (n === 0) {
+            return yield* new DoraInputInvalid({
+              message: `${table.code} has no row "${key}" to remove.`,
+              fix: "List the rows with `catalog dora show --json`.",
+              param: "rowKey"
+            })
+          }
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`
+            yield* log(at, "dora.set", entityId(null), { table: table.code, rowKey: key, removed: true, cells: n }, by)
+          })).pipe(Effect.orDie)
+          return {
+            table: table.code,
+            rowKey: key,
+            column: null,
+            value: null,
+            previous: null,
+            deleted: true,
+            by,
+            at,
+            violations: yield* openIn(entity, table.code, key).pipe(Effect.orDie)
+          } satisfies SetResult
+        }
+        const column = yield* resolveColumn(table, input.field, "field")
+        const raw = (input.value ?? "").trim()
+        const keys = keyColumns(table)
+        const keyIndex = keys.findIndex((k) => k.code === column.code)
+        let value: string | null
+        if (keyIndex >= 0) {
+          const n = raw === "" ? null : normaliseInput(templates, table, column, raw)
+          if (n === null || !n.ok || n.value !== parts[keyIndex]) {
+            return yield* new DoraInputInvalid({
+              message: `${column.code} is a key column of ${table.code}: its value comes from the row key ("${
+                parts[keyIndex]
+              }") and cannot be ${raw === "" ? "cleared" : `set to "${raw}"`}.`,
+              fix:
+                `To change a key, remove the row (catalog dora set ${table.code} ${key} --remove) and write it under the new row key.`,
+              param: "field"
+            })
+          }
+          value = n.value
+        } else if (raw === "") value = null
+        else {
+          const n = normaliseInput(templates, table, column, raw)
+          if (!n.ok) {
+            return yield* new DoraInputInvalid({
+              message: `${table.code} row ${key}, ${n.reason}.`,
+              fix: column.enum !== undefined || column.type !== "string"
+                ? `Write a ${column.type} value for ${column.code}; see docs/dora.md for the formats.`
+                : "Give a text value.",
+              param: "value"
+            })
+          }
+          value = n.value
+        }
+        const prev = yield* sql<
+          { value: string }
+        >`SELECT value FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`
+          .pipe(Effect.map((r) => r[0]?.value ?? null), Effect.orDie)
+        yield* sql.withTransaction(Effect.gen(function*() {
+          // The key cells of a new row come from its row key.
+          for (const [i, k] of keys.entries()) {
+            yield* sql`INSERT INTO dora_cells (table_code, row_key, column_code, value, by, at) VALUES (${table.code}, ${key}, ${k.code}, ${parts[
+              i
+            ]!}, ${by}, ${at}) ON CONFLICT DO NOTHING`
+          }
+          if (value === null) {
+            yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`
+          } else yield* upsert([{ table_code: table.code, row_key: key, column_code: column.code, value, by, at }])
+          yield* log(at, "dora.set", entityId(column.code), {
+            table: table.code,
+            rowKey: key,
+            column: column.code,
+            value,
+            previous: prev
+          }, by)
+        })).pipe(Effect.orDie)
+        return {
+          table: table.code,
+          rowKey: key,
+          column: column.code,
+          value,
+          previous: prev,
+          deleted: false,
+          by,
+          at,
+          violations: yield* openIn(entity, table.code, key).pipe(Effect.orDie)
+        } satisfies SetResult
+      }
+    )
 
     return { importCsv, set } as const
   })
@@ -321,62 +585,94 @@ export interface ExportResult {
 
 /** The message of `DORA_NOT_SUBMITTABLE`: every violation with its location. */
 export const violationLines = (violations: ReadonlyArray<DoraViolation>): string =>
-  violations.map((v) => `  - ${v.table}${v.rowKey !== null ? ` row ${v.rowKey}` : ""}${v.column !== null ? `, ${v.column}` : ""}: ${v.reason}`).join("\n")
+  violations.map((v) =>
+    `  - ${v.table}${v.rowKey !== null ? ` row ${v.rowKey}` : ""}${
+      v.column !== null ? `, ${v.column}` : ""
+    }: ${v.reason}`
+  ).join("\n")
 
 /**
  * `dora export`: validates the whole register and writes the xBRL-CSV package, or fails with
  * `DORA_NOT_SUBMITTABLE` listing every violation (nothing is written then).
  */
-export const exportDora = Effect.fn("Dora.export")(function*(cells: ReadonlyArray<DoraCell>, entity: DoraEntity, options: ExportOptions) {
-  const env = yield* AppEnv
-  const now = new Date()
-  const refPeriod = options.refDate ?? defaultRefPeriod(now)
-  if (!isCalendarDate(refPeriod) || refPeriod > now.toISOString().slice(0, 10)) {
-    return yield* new DoraInputInvalid({ message: `--ref-date "${refPeriod}" is not a reference date: it must be a real date written YYYY-MM-DD and not in the future.`, fix: "Pass the collection's reference date, e.g. --ref-date 2025-12-31 (default: 31 December of the previous year).", param: "ref-date" })
-  }
-  const outRefusal = (message: string) => new InvalidParam({ message, fix: "Pass --out a folder you can write (default: dora-export in the working folder).", param: "out" })
-  const target = yield* outputFolderTarget(env.cwd, options.out ?? "dora-export", { flag: "--out", what: "a folder for the xBRL-CSV package", refuse: outRefusal })
-  const templates = doraTemplates()
-  const register: DoraRegister = buildRegister(cells, entity, templates, { refPeriod, now, ...(options.level !== undefined ? { level: options.level } : {}) })
-  const { violations } = register.validation
-  if (violations.length > 0) {
-    return yield* new DoraNotSubmittable({
-      message: `The DORA register has ${violations.length} validation problem(s); no xBRL-CSV was produced:\n${violationLines(violations)}`,
-      fix: "Fix every violation listed (catalog dora set / dora import), then run `catalog dora export` again; `catalog dora show --json` lists them too.",
-      details: { violations }
+export const exportDora = Effect.fn("Dora.export")(
+  function*(cells: ReadonlyArray<DoraCell>, entity: DoraEntity, options: ExportOptions) {
+    const env = yield* AppEnv
+    const now = new Date()
+    const refPeriod = options.refDate ?? defaultRefPeriod(now)
+    if (!isCalendarDate(refPeriod) || refPeriod > now.toISOString().slice(0, 10)) {
+      return yield* new DoraInputInvalid({
+        message:
+          `--ref-date "${refPeriod}" is not a reference date: it must be a real date written YYYY-MM-DD and not in the future.`,
+        fix:
+          "Pass the collection's reference date, e.g. --ref-date 2025-12-31 (default: 31 December of the previous year).",
+        param: "ref-date"
+      })
+    }
+    const outRefusal = (message: string) =>
+      new InvalidParam({
+        message,
+        fix: "Pass --out a folder you can write (default: dora-export in the working folder).",
+        param: "out"
+      })
+    const target = yield* outputFolderTarget(env.cwd, options.out ?? "dora-export", {
+      flag: "--out",
+      what: "a folder for the xBRL-CSV package",
+      refuse: outRefusal
     })
+    const templates = doraTemplates()
+    const register: DoraRegister = buildRegister(cells, entity, templates, {
+      refPeriod,
+      now,
+      ...(options.level !== undefined ? { level: options.level } : {})
+    })
+    const { violations } = register.validation
+    if (violations.length > 0) {
+      return yield* new DoraNotSubmittable({
+        message: `The DORA register has ${violations.length} validation problem(s); no xBRL-CSV was produced:\n${
+          violationLines(violations)
+        }`,
+        fix:
+          "Fix every violation listed (catalog dora set / dora import), then run `catalog dora export` again; `catalog dora show --json` lists them too.",
+        details: { violations }
+      })
+    }
+    const level = register.parameters?.entityID?.endsWith(".CON") === true ? "CON" : "IND"
+    const pkg = buildPackage(register, templates, { refPeriod, level, createdAt: now })
+    const out = target.path
+    const folder = path.join(out, pkg.name)
+    const zipFile = `${folder}.zip`
+    // Private (folders 0700, files 0600), built under temporary names and renamed in: never half a package.
+    yield* Effect.try({
+      try: () => {
+        ensurePrivateDir(out, { tighten: options.out === undefined })
+        const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
+        try {
+          fs.rmSync(tmp, { recursive: true, force: true })
+          for (const f of pkg.files) writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
+          writePrivateFile(`${tmp}.zip`, zipPackage(pkg, now))
+          fs.renameSync(tmp, folder)
+          fs.renameSync(`${tmp}.zip`, zipFile)
+        } catch (e) {
+          fs.rmSync(tmp, { recursive: true, force: true })
+          fs.rmSync(`${tmp}.zip`, { force: true })
+          throw e
+        }
+      },
+      catch: (e) => outRefusal(`The package cannot be written to ${out} (${reasonOf(e)}); nothing was written.`)
+    })
+    return {
+      name: pkg.name,
+      package: zipFile,
+      folder,
+      files: pkg.files.map((f) => `${pkg.name}/${f.path}`),
+      parameters: Object.fromEntries(pkg.parameters),
+      filingIndicators: templates.tables.map((t) => ({ templateID: t.code, reported: true })),
+      tables: templates.tables.map((t) => ({
+        code: t.code,
+        file: `reports/${t.csv_file}`,
+        rows: register.tables.find((x) => x.code === t.code)?.rows.length ?? 0
+      }))
+    } satisfies ExportResult
   }
-  const level = register.parameters?.entityID?.endsWith(".CON") === true ? "CON" : "IND"
-  const pkg = buildPackage(register, templates, { refPeriod, level, createdAt: now })
-  const out = target.path
-  const folder = path.join(out, pkg.name)
-  const zipFile = `${folder}.zip`
-  // Private (folders 0700, files 0600), built under temporary names and renamed in: never half a package.
-  yield* Effect.try({
-    try: () => {
-      ensurePrivateDir(out, { tighten: options.out === undefined })
-      const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
-      try {
-        fs.rmSync(tmp, { recursive: true, force: true })
-        for (const f of pkg.files) writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
-        writePrivateFile(`${tmp}.zip`, zipPackage(pkg, now))
-        fs.renameSync(tmp, folder)
-        fs.renameSync(`${tmp}.zip`, zipFile)
-      } catch (e) {
-        fs.rmSync(tmp, { recursive: true, force: true })
-        fs.rmSync(`${tmp}.zip`, { force: true })
-        throw e
-      }
-    },
-    catch: (e) => outRefusal(`The package cannot be written to ${out} (${reasonOf(e)}); nothing was written.`)
-  })
-  return {
-    name: pkg.name,
-    package: zipFile,
-    folder,
-    files: pkg.files.map((f) => `${pkg.name}/${f.path}`),
-    parameters: Object.fromEntries(pkg.parameters),
-    filingIndicators: templates.tables.map((t) => ({ templateID: t.code, reported: true })),
-    tables: templates.tables.map((t) => ({ code: t.code, file: `reports/${t.csv_file}`, rows: register.tables.find((x) => x.code === t.code)?.rows.length ?? 0 }))
-  } satisfies ExportResult
-})
+)

@@ -6,8 +6,8 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { DoraState, Provenance, RopaDraft } from "../domain/Compliance.js"
 import type { ChangeList } from "../domain/Catalog.js"
+import type { DoraState, Provenance, RopaDraft } from "../domain/Compliance.js"
 import { EvidenceHashMismatch, InvalidParam } from "../errors/index.js"
 import { moveFolderInto, probePath, reasonOf, stagingFolder, writePrivateFile } from "./Files.js"
 
@@ -20,7 +20,9 @@ export interface Manifest {
   readonly generatedAt: string
   readonly seal: "draft"
   readonly stamp: string
-  readonly artifacts: ReadonlyArray<{ readonly file: string; readonly sha256: string; readonly bytes: number; readonly description: string }>
+  readonly artifacts: ReadonlyArray<
+    { readonly file: string; readonly sha256: string; readonly bytes: number; readonly description: string }
+  >
 }
 
 const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex")
@@ -31,7 +33,11 @@ export const ropaMarkdown = (r: RopaDraft): string => {
     "",
     `> **${r.stamp}.** Generated ${r.generatedAt} by local-data-catalog from metadata only. Legal fields marked *suggested* are machine drafts awaiting a named person's confirmation.`,
     "",
-    `**Controller:** ${r.controller ? `${r.controller.name ?? "(name missing)"} — ${r.controller.contact ?? "(contact missing)"}` : "(not set: controller.name / controller.contact in catalog.yml)"}`,
+    `**Controller:** ${
+      r.controller
+        ? `${r.controller.name ?? "(name missing)"} — ${r.controller.contact ?? "(contact missing)"}`
+        : "(not set: controller.name / controller.contact in catalog.yml)"
+    }`,
     "",
     `**Open legal calls:** ${r.openLegalCalls}`,
     ""
@@ -39,13 +45,24 @@ export const ropaMarkdown = (r: RopaDraft): string => {
   for (const a of r.activities) {
     lines.push(`## ${a.name} (\`${a.key}\`)`, "", a.description, "")
     lines.push(`- **Data subjects:** ${a.dataSubjects.join(", ")}`)
-    lines.push(`- **Categories of personal data:** ${a.dataCategories.map((c) => `${c.category}${c.class !== "personal" ? ` (**${c.class}**)` : ""}`).join(", ") || "none"}`)
-    lines.push(`- **Special-category data (Art. 9):** ${a.special ? "yes" : "no"} · **Criminal-offence data (Art. 10):** ${a.criminal ? "yes" : "no"}`)
+    lines.push(
+      `- **Categories of personal data:** ${
+        a.dataCategories.map((c) => `${c.category}${c.class !== "personal" ? ` (**${c.class}**)` : ""}`).join(", ") ||
+        "none"
+      }`
+    )
+    lines.push(
+      `- **Special-category data (Art. 9):** ${a.special ? "yes" : "no"} · **Criminal-offence data (Art. 10):** ${
+        a.criminal ? "yes" : "no"
+      }`
+    )
     lines.push(`- **Systems:** ${a.systems.join(", ")} · **Datasets:** ${a.datasets.join(", ")}`)
     lines.push(`- **Recipients:** ${a.recipients.join(", ") || "to be recorded"}`, "")
     lines.push("| field | status | value |", "|---|---|---|")
     for (const f of [a.legal.purpose, a.legal.lawfulBasis, a.legal.retention, a.legal.transfers]) {
-      const status = f.status === "confirmed" ? `confirmed by ${f.confirmedBy ?? "?"} at ${f.confirmedAt ?? "?"}${f.needsReview ? " — **needs review**" : ""}` : "suggested"
+      const status = f.status === "confirmed"
+        ? `confirmed by ${f.confirmedBy ?? "?"} at ${f.confirmedAt ?? "?"}${f.needsReview ? " — **needs review**" : ""}`
+        : "suggested"
       lines.push(`| ${f.field} | ${status} | ${(f.value ?? "").replace(/\|/g, "\\|").replace(/\n/g, " ")} |`)
     }
     lines.push("")
@@ -54,7 +71,10 @@ export const ropaMarkdown = (r: RopaDraft): string => {
 }
 
 /** Whether a folder's entries are an earlier evidence bundle: a manifest of ours, and nothing it does not list. */
-export const earlierBundle = (dir: string, entries: ReadonlyArray<string>): { readonly generatedAt: string | null; readonly strangers: ReadonlyArray<string> } | null => {
+export const earlierBundle = (
+  dir: string,
+  entries: ReadonlyArray<string>
+): { readonly generatedAt: string | null; readonly strangers: ReadonlyArray<string> } | null => {
   if (!entries.includes("manifest.json")) return null
   let manifest: Partial<Manifest>
   try {
@@ -65,7 +85,10 @@ export const earlierBundle = (dir: string, entries: ReadonlyArray<string>): { re
   }
   if (manifest.format !== evidenceFormat || !Array.isArray(manifest.artifacts)) return null
   const listed = new Set(["manifest.json", ...manifest.artifacts.map((a) => a.file)])
-  return { generatedAt: typeof manifest.generatedAt === "string" ? manifest.generatedAt : null, strangers: entries.filter((e) => !listed.has(e)) }
+  return {
+    generatedAt: typeof manifest.generatedAt === "string" ? manifest.generatedAt : null,
+    strangers: entries.filter((e) => !listed.has(e))
+  }
 }
 
 /**
@@ -73,15 +96,40 @@ export const earlierBundle = (dir: string, entries: ReadonlyArray<string>): { re
  * then moved in, so `dir` is never half-written. The caller has checked `dir` is missing, empty or an
  * earlier bundle the user agreed to replace; an earlier bundle is swapped out whole.
  */
-export const writeEvidence = (dir: string, input: { readonly tool: string; readonly ropa: RopaDraft; readonly dora: DoraState; readonly provenance: Provenance; readonly changes: ChangeList }) =>
+export const writeEvidence = (
+  dir: string,
+  input: {
+    readonly tool: string
+    readonly ropa: RopaDraft
+    readonly dora: DoraState
+    readonly provenance: Provenance
+    readonly changes: ChangeList
+  }
+) =>
   Effect.try({
     try: () => {
       const files: Array<{ file: string; body: string; description: string }> = [
-        { file: "ropa.json", body: `${JSON.stringify(input.ropa, null, 2)}\n`, description: "RoPA draft (Art. 30) as data" },
+        {
+          file: "ropa.json",
+          body: `${JSON.stringify(input.ropa, null, 2)}\n`,
+          description: "RoPA draft (Art. 30) as data"
+        },
         { file: "ropa.md", body: `${ropaMarkdown(input.ropa)}\n`, description: "RoPA draft as a readable document" },
-        { file: "dora.json", body: `${JSON.stringify(input.dora, null, 2)}\n`, description: "DORA Register of Information draft" },
-        { file: "provenance.json", body: `${JSON.stringify(input.provenance, null, 2)}\n`, description: "source reachability, staleness, classifier methods, change-log head" },
-        { file: "changes.json", body: `${JSON.stringify(input.changes, null, 2)}\n`, description: "change-log extract, newest first" }
+        {
+          file: "dora.json",
+          body: `${JSON.stringify(input.dora, null, 2)}\n`,
+          description: "DORA Register of Information draft"
+        },
+        {
+          file: "provenance.json",
+          body: `${JSON.stringify(input.provenance, null, 2)}\n`,
+          description: "source reachability, staleness, classifier methods, change-log head"
+        },
+        {
+          file: "changes.json",
+          body: `${JSON.stringify(input.changes, null, 2)}\n`,
+          description: "change-log extract, newest first"
+        }
       ]
       const manifest: Manifest = {
         format: evidenceFormat,
@@ -90,7 +138,12 @@ export const writeEvidence = (dir: string, input: { readonly tool: string; reado
         generatedAt: new Date().toISOString(),
         seal: "draft",
         stamp: "DRAFT, not an official record",
-        artifacts: files.map((f) => ({ file: f.file, sha256: sha256(f.body), bytes: Buffer.byteLength(f.body), description: f.description }))
+        artifacts: files.map((f) => ({
+          file: f.file,
+          sha256: sha256(f.body),
+          bytes: Buffer.byteLength(f.body),
+          description: f.description
+        }))
       }
       const staging = stagingFolder(dir)
       try {
@@ -103,11 +156,20 @@ export const writeEvidence = (dir: string, input: { readonly tool: string; reado
       }
       return manifest
     },
-    catch: (e) => new InvalidParam({ message: `The evidence bundle cannot be written to ${dir} (${reasonOf(e)}); nothing was written.`, fix: "Pass --out a folder you can write (default: evidence-<timestamp> in the working folder).", param: "out" })
+    catch: (e) =>
+      new InvalidParam({
+        message: `The evidence bundle cannot be written to ${dir} (${reasonOf(e)}); nothing was written.`,
+        fix: "Pass --out a folder you can write (default: evidence-<timestamp> in the working folder).",
+        param: "out"
+      })
   })
 
 const mismatch = (message: string, param: string) =>
-  new EvidenceHashMismatch({ message, fix: "Point --verify at a folder written by `catalog evidence`, or regenerate the bundle with `catalog evidence`.", param })
+  new EvidenceHashMismatch({
+    message,
+    fix: "Point --verify at a folder written by `catalog evidence`, or regenerate the bundle with `catalog evidence`.",
+    param
+  })
 
 /** Recomputes every fingerprint; the first mismatch (changed, missing) fails naming the artifact. `dir` is an existing folder (checked by the caller). */
 export const verifyEvidence = (dir: string) =>
@@ -115,15 +177,30 @@ export const verifyEvidence = (dir: string) =>
     const manifestPath = path.join(dir, "manifest.json")
     const kind = probePath(manifestPath).kind
     if (kind !== "file") {
-      return yield* mismatch(`${dir} has no manifest.json${kind === "missing" ? "" : " file"}: it is not an evidence bundle.`, "verify")
+      return yield* mismatch(
+        `${dir} has no manifest.json${kind === "missing" ? "" : " file"}: it is not an evidence bundle.`,
+        "verify"
+      )
     }
     const manifest = yield* Effect.try({
       try: () => JSON.parse(fs.readFileSync(manifestPath, "utf8")) as unknown,
-      catch: () => mismatch(`${manifestPath} is not JSON: the manifest was changed after it was written.`, "manifest.json")
+      catch: () =>
+        mismatch(`${manifestPath} is not JSON: the manifest was changed after it was written.`, "manifest.json")
     })
-    const artifacts = typeof manifest === "object" && manifest !== null && (manifest as Partial<Manifest>).format === evidenceFormat ? (manifest as Partial<Manifest>).artifacts : undefined
-    if (!Array.isArray(artifacts) || artifacts.some((a: unknown) => typeof a !== "object" || a === null || typeof (a as { file?: unknown }).file !== "string" || typeof (a as { sha256?: unknown }).sha256 !== "string")) {
-      return yield* mismatch(`${manifestPath} is not an evidence manifest (format ${evidenceFormat} with a list of artifacts and their fingerprints).`, "manifest.json")
+    const artifacts =
+      typeof manifest === "object" && manifest !== null && (manifest as Partial<Manifest>).format === evidenceFormat
+        ? (manifest as Partial<Manifest>).artifacts
+        : undefined
+    if (
+      !Array.isArray(artifacts) || artifacts.some((a: unknown) =>
+        typeof a !== "object" || a === null || typeof (a as { file?: unknown }).file !== "string" ||
+        typeof (a as { sha256?: unknown }).sha256 !== "string"
+      )
+    ) {
+      return yield* mismatch(
+        `${manifestPath} is not an evidence manifest (format ${evidenceFormat} with a list of artifacts and their fingerprints).`,
+        "manifest.json"
+      )
     }
     const results = artifacts.map((a) => {
       // An artifact is a file directly in the bundle: a name that leaves the folder is never read.
@@ -142,7 +219,11 @@ export const verifyEvidence = (dir: string) =>
     const bad = results.filter((r) => !r.ok)
     if (bad.length > 0) {
       return yield* new EvidenceHashMismatch({
-        message: `${bad.map((b) => `${b.file} ${b.actual === null ? "is missing" : "no longer matches its fingerprint"}`).join("; ")}.`,
+        message: `${
+          bad.map((b) => `${b.file} ${b.actual === null ? "is missing" : "no longer matches its fingerprint"}`).join(
+            "; "
+          )
+        }.`,
         param: bad[0]!.file,
         details: { artifacts: bad }
       })

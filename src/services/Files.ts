@@ -107,7 +107,10 @@ const problemOf = (st: fs.Stats, maxBytes: number): string | null =>
  * Whether `abs` can be read as a regular file, found without opening it. When it cannot, `reason` says
  * why in words that follow the file's name ("does not exist", "is a named pipe (FIFO), not a regular file").
  */
-export const regularFile = (abs: string, maxBytes = defaultMaxBytes): { readonly ok: true; readonly size: number } | { readonly ok: false; readonly reason: string } => {
+export const regularFile = (
+  abs: string,
+  maxBytes = defaultMaxBytes
+): { readonly ok: true; readonly size: number } | { readonly ok: false; readonly reason: string } => {
   let st: fs.Stats | undefined
   try {
     st = fs.statSync(abs, { throwIfNoEntry: false })
@@ -159,9 +162,13 @@ const writableAncestor = <E>(abs: string, typed: string, o: PathOptions<E>): Eff
       const p = probePath(dir)
       if (p.kind === "directory") break
       if (p.kind === "file" || p.kind === "special") {
-        return Effect.fail(o.refuse(`${shown(typed)} cannot be created: ${dir} is a file, not a folder; ${o.flag} needs ${o.what}.`))
+        return Effect.fail(
+          o.refuse(`${shown(typed)} cannot be created: ${dir} is a file, not a folder; ${o.flag} needs ${o.what}.`)
+        )
       }
-      if (p.kind === "unreachable") return Effect.fail(o.refuse(`${shown(typed)} cannot be created: ${dir} cannot be reached (${p.reason}).`))
+      if (p.kind === "unreachable") {
+        return Effect.fail(o.refuse(`${shown(typed)} cannot be created: ${dir} cannot be reached (${p.reason}).`))
+      }
       const up = path.dirname(dir)
       if (up === dir) break
       dir = up
@@ -175,7 +182,11 @@ const writableAncestor = <E>(abs: string, typed: string, o: PathOptions<E>): Eff
   })
 
 /** A file the user named, read whole: refuses an empty path, a folder, a pipe or device, a missing, unreadable or oversized file. */
-export const readUserFile = <E>(cwd: string, typed: string, o: PathOptions<E> & { readonly maxBytes?: number }): Effect.Effect<{ readonly path: string; readonly text: string }, E> =>
+export const readUserFile = <E>(
+  cwd: string,
+  typed: string,
+  o: PathOptions<E> & { readonly maxBytes?: number }
+): Effect.Effect<{ readonly path: string; readonly text: string }, E> =>
   Effect.suspend(() => {
     if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs the path of ${o.what}.`))
     const abs = path.resolve(cwd, typed)
@@ -204,16 +215,24 @@ export const userFolder = <E>(cwd: string, typed: string, o: PathOptions<E>): Ef
   })
 
 /** Where a file will be written: refuses a folder, a pipe or device, and a place that cannot be written. `exists`: a file is there now. */
-export const outputFileTarget = <E>(cwd: string, typed: string, o: PathOptions<E>): Effect.Effect<{ readonly path: string; readonly exists: boolean }, E> =>
+export const outputFileTarget = <E>(
+  cwd: string,
+  typed: string,
+  o: PathOptions<E>
+): Effect.Effect<{ readonly path: string; readonly exists: boolean }, E> =>
   Effect.suspend(() => {
     if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs ${o.what}.`))
     const abs = path.resolve(cwd, typed)
     const p = probePath(abs)
     switch (p.kind) {
       case "directory":
-        return Effect.fail(o.refuse(`${shown(typed)} is a folder; ${o.flag} needs ${o.what}, e.g. ${path.join(typed, "catalog.json")}.`))
+        return Effect.fail(
+          o.refuse(`${shown(typed)} is a folder; ${o.flag} needs ${o.what}, e.g. ${path.join(typed, "catalog.json")}.`)
+        )
       case "special":
-        return Effect.fail(o.refuse(`${shown(typed)} is not a regular file (a pipe, socket or device); ${o.flag} needs ${o.what}.`))
+        return Effect.fail(
+          o.refuse(`${shown(typed)} is not a regular file (a pipe, socket or device); ${o.flag} needs ${o.what}.`)
+        )
       case "unreachable":
         return Effect.fail(o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`))
       default:
@@ -237,7 +256,9 @@ export const outputFolderTarget = <E>(cwd: string, typed: string, o: PathOptions
       case "file":
         return Effect.fail(o.refuse(`${shown(typed)} is a file, not a folder; ${o.flag} needs ${o.what}.`))
       case "special":
-        return Effect.fail(o.refuse(`${shown(typed)} is not a folder (it is a pipe, socket or device); ${o.flag} needs ${o.what}.`))
+        return Effect.fail(
+          o.refuse(`${shown(typed)} is not a folder (it is a pipe, socket or device); ${o.flag} needs ${o.what}.`)
+        )
       case "unreachable":
         return Effect.fail(o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`))
       case "missing":
@@ -301,7 +322,10 @@ export const writePrivateFile = (file: string, content: string | Uint8Array): vo
     // Missing (or a dangling link): write the path itself.
   }
   ensurePrivateDir(path.dirname(target))
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  const tmp = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+  )
   let fd: number | undefined
   try {
     fd = fs.openSync(tmp, "wx", privateFileMode)
@@ -342,7 +366,10 @@ export const moveFolderInto = (fresh: string, target: string): void => {
     fs.renameSync(fresh, abs)
     return
   }
-  const old = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${randomBytes(4).toString("hex")}.old`)
+  const old = path.join(
+    path.dirname(abs),
+    `.${path.basename(abs)}.${process.pid}.${randomBytes(4).toString("hex")}.old`
+  )
   fs.renameSync(abs, old)
   try {
     fs.renameSync(fresh, abs)
@@ -354,5 +381,12 @@ export const moveFolderInto = (fresh: string, target: string): void => {
 }
 
 /** `writePrivateFile` as an Effect whose failure is the caller's registry error. */
-export const writePrivate = <E>(file: string, content: string | Uint8Array, refuse: Refuse<E>): Effect.Effect<void, E> =>
-  Effect.try({ try: () => writePrivateFile(file, content), catch: (e) => refuse(`${file} cannot be written (${reasonOf(e)}).`) })
+export const writePrivate = <E>(
+  file: string,
+  content: string | Uint8Array,
+  refuse: Refuse<E>
+): Effect.Effect<void, E> =>
+  Effect.try({
+    try: () => writePrivateFile(file, content),
+    catch: (e) => refuse(`${file} cannot be written (${reasonOf(e)}).`)
+  })

@@ -12,7 +12,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { DescribeEntityUnknown, GlossaryTermUnknown } from "../errors/index.js"
-import { searchWords, type GlossaryRow, resolveDatasetId } from "./Store.js"
+import { type GlossaryRow, resolveDatasetId, searchWords } from "./Store.js"
 
 export interface GlossarySetInput {
   readonly term: string
@@ -33,7 +33,9 @@ export interface GlossarySetResult {
 }
 
 export class Glossary extends Context.Tag("catalog/Glossary")<Glossary, {
-  readonly set: (input: GlossarySetInput) => Effect.Effect<GlossarySetResult, GlossaryTermUnknown | DescribeEntityUnknown | SqlError.SqlError>
+  readonly set: (
+    input: GlossarySetInput
+  ) => Effect.Effect<GlossarySetResult, GlossaryTermUnknown | DescribeEntityUnknown | SqlError.SqlError>
 }>() {}
 
 /** The search document of a term: its words as written and split (`customerLifetimeValue` → `customer lifetime value`). */
@@ -57,9 +59,15 @@ export const GlossaryLive = Layer.effect(
           return yield* new GlossaryTermUnknown({ message: "The glossary term is missing.", param: "term" })
         }
         if (definition === "") {
-          return yield* new GlossaryTermUnknown({ message: `The definition of "${term}" is missing.`, fix: `Usage: catalog glossary set "${term}" "<plain-English definition>" [--datasets id,id]`, param: "definition" })
+          return yield* new GlossaryTermUnknown({
+            message: `The definition of "${term}" is missing.`,
+            fix: `Usage: catalog glossary set "${term}" "<plain-English definition>" [--datasets id,id]`,
+            param: "definition"
+          })
         }
-        const prev = (yield* sql<GlossaryRow & { rowid: number }>`SELECT rowid, * FROM glossary WHERE term = ${term} COLLATE NOCASE`)[0]
+        const prev = (yield* sql<
+          GlossaryRow & { rowid: number }
+        >`SELECT rowid, * FROM glossary WHERE term = ${term} COLLATE NOCASE`)[0]
 
         let datasets: ReadonlyArray<string>
         if (input.datasets === undefined) {
@@ -75,8 +83,11 @@ export const GlossaryLive = Layer.effect(
           }
           if (unknown.length > 0) {
             return yield* new DescribeEntityUnknown({
-              message: `No dataset with id ${unknown.map((u) => `"${u}"`).join(", ")}; the glossary term was not saved.`,
-              fix: "Related datasets must be in the catalog: list ids with `catalog datasets` (or `catalog describe list`) and pass them as --datasets id,id.",
+              message: `No dataset with id ${
+                unknown.map((u) => `"${u}"`).join(", ")
+              }; the glossary term was not saved.`,
+              fix:
+                "Related datasets must be in the catalog: list ids with `catalog datasets` (or `catalog describe list`) and pass them as --datasets id,id.",
               param: "datasets",
               details: { unknown }
             })
@@ -85,7 +96,9 @@ export const GlossaryLive = Layer.effect(
         }
 
         const datasetsJson = JSON.stringify(datasets)
-        if (prev !== undefined && prev.term === term && prev.definition === definition && prev.datasets === datasetsJson) {
+        if (
+          prev !== undefined && prev.term === term && prev.definition === definition && prev.datasets === datasetsJson
+        ) {
           return { term, definition, datasets, updatedAt: prev.updated_at, by: prev.by, outcome: "unchanged" as const }
         }
         const at = new Date().toISOString()
@@ -95,17 +108,32 @@ export const GlossaryLive = Layer.effect(
           rowid = prev.rowid
           yield* sql`DELETE FROM glossary_fts WHERE rowid = ${rowid}`
         } else {
-          const inserted = yield* sql<{ rowid: number }>`INSERT INTO glossary (term, definition, datasets, updated_at, by) VALUES (${term}, ${definition}, ${datasetsJson}, ${at}, ${input.by}) RETURNING rowid`
+          const inserted = yield* sql<
+            { rowid: number }
+          >`INSERT INTO glossary (term, definition, datasets, updated_at, by) VALUES (${term}, ${definition}, ${datasetsJson}, ${at}, ${input.by}) RETURNING rowid`
           rowid = inserted[0]!.rowid
         }
-        yield* sql`INSERT INTO glossary_fts (rowid, term, definition) VALUES (${rowid}, ${ftsTerm(term)}, ${definition})`
+        yield* sql`INSERT INTO glossary_fts (rowid, term, definition) VALUES (${rowid}, ${
+          ftsTerm(term)
+        }, ${definition})`
         const detail = {
           definition,
           datasets,
-          previous: prev !== undefined ? { term: prev.term, definition: prev.definition, datasets: JSON.parse(prev.datasets) as Array<string> } : null
+          previous: prev !== undefined
+            ? { term: prev.term, definition: prev.definition, datasets: JSON.parse(prev.datasets) as Array<string> }
+            : null
         }
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'glossary.set', ${term}, NULL, ${JSON.stringify(detail)}, ${input.by})`
-        return { term, definition, datasets, updatedAt: at, by: input.by, outcome: prev !== undefined ? "updated" as const : "created" as const }
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'glossary.set', ${term}, NULL, ${
+          JSON.stringify(detail)
+        }, ${input.by})`
+        return {
+          term,
+          definition,
+          datasets,
+          updatedAt: at,
+          by: input.by,
+          outcome: prev !== undefined ? "updated" as const : "created" as const
+        }
       }))
 
     return Glossary.of({ set })

@@ -3,20 +3,64 @@
  * this returns, so the three surfaces cannot disagree. It is built on `StoreReader` only: no writes.
  */
 import { Context, Effect, Layer } from "effect"
-import type { ChangeEntry, ChangeList, LineageList, ClassCounts, Classification, Column, Coverage, Dataset, DatasetList, DatasetSummary, LineageEdge, SearchHit, SearchResult, SourceState, StalenessTier, Status } from "../domain/Catalog.js"
+import type {
+  ChangeEntry,
+  ChangeList,
+  ClassCounts,
+  Classification,
+  Column,
+  Coverage,
+  Dataset,
+  DatasetList,
+  DatasetSummary,
+  LineageEdge,
+  LineageList,
+  SearchHit,
+  SearchResult,
+  SourceState,
+  StalenessTier,
+  Status
+} from "../domain/Catalog.js"
 import { coverageLine } from "../domain/Catalog.js"
-import { redact } from "./Redact.js"
-import type { ClassValue } from "../domain/Metadata.js"
 import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compliance.js"
-import { draftRopa } from "./Ropa.js"
+import type { ClassValue } from "../domain/Metadata.js"
 import { DatasetNotFound, InvalidParam } from "../errors/index.js"
-import { searchWords, StoreReader, type ChangeRow, type ColumnRow, type DatasetRow, type EdgeRow, type SourceRow } from "./Store.js"
+import { redact } from "./Redact.js"
+import { draftRopa } from "./Ropa.js"
+import {
+  type ChangeRow,
+  type ColumnRow,
+  type DatasetRow,
+  type EdgeRow,
+  searchWords,
+  type SourceRow,
+  StoreReader
+} from "./Store.js"
 
 /** What the reader knows of the configuration (optional: the MCP server may run without catalog.yml). */
 export interface ReaderConfig {
   readonly controller: { readonly name: string | null; readonly contact: string | null } | null
-  readonly dora: { readonly inScope: boolean; readonly entity: { readonly lei: string | null; readonly name: string | null; readonly country: string | null; readonly currency: string | null } } | null
-  readonly configuredSources: ReadonlyArray<{ readonly id: string; readonly kind: string; readonly driver: string; readonly label?: string | undefined; readonly region?: string | undefined; readonly role?: string | undefined }> | null
+  readonly dora: {
+    readonly inScope: boolean
+    readonly entity: {
+      readonly lei: string | null
+      readonly name: string | null
+      readonly country: string | null
+      readonly currency: string | null
+    }
+  } | null
+  readonly configuredSources:
+    | ReadonlyArray<
+      {
+        readonly id: string
+        readonly kind: string
+        readonly driver: string
+        readonly label?: string | undefined
+        readonly region?: string | undefined
+        readonly role?: string | undefined
+      }
+    >
+    | null
   readonly catalogOnly: boolean
   readonly now: () => Date
 }
@@ -54,10 +98,14 @@ export const changesLimits = { default: 50, max: 1000 } as const
 export const staleness = { warnHours: 24, loudHours: 24 * 7 } as const
 
 const rank: Record<ClassValue, number> = { not: 0, personal: 1, special: 2, criminal: 3 }
-export const highestClass = (c: ClassCounts): ClassValue => (c.criminal > 0 ? "criminal" : c.special > 0 ? "special" : c.personal > 0 ? "personal" : "not")
+export const highestClass = (
+  c: ClassCounts
+): ClassValue => (c.criminal > 0 ? "criminal" : c.special > 0 ? "special" : c.personal > 0 ? "personal" : "not")
 
 export const rowCountDisplay = (estimate: number | null): string =>
-  estimate === null ? "unknown (no planner estimate)" : `~${Math.round(estimate).toLocaleString("en-US")} rows (estimate)`
+  estimate === null
+    ? "unknown (no planner estimate)"
+    : `~${Math.round(estimate).toLocaleString("en-US")} rows (estimate)`
 
 export const tierOf = (lastOk: string | null, now: Date): StalenessTier => {
   if (lastOk === null) return "never"
@@ -74,13 +122,32 @@ const classification = (c: ColumnRow): Classification => {
     category: c.m_category,
     evidence: JSON.parse(c.m_evidence) as Array<string>
   }
-  if (c.o_value === null) return { value: c.m_value, rule: c.m_rule, confidence: c.m_confidence, method: c.m_method, category: c.m_category, overridden: false, machine, drift: false }
+  if (c.o_value === null) {
+    return {
+      value: c.m_value,
+      rule: c.m_rule,
+      confidence: c.m_confidence,
+      method: c.m_method,
+      category: c.m_category,
+      overridden: false,
+      machine,
+      drift: false
+    }
+  }
   return {
     value: c.o_value,
     rule: "human-override",
     confidence: 1,
     method: "human",
-    category: c.o_value === c.m_value ? c.m_category : c.o_value === "not" ? null : c.o_value === "special" ? "special" : c.o_value === "criminal" ? "criminal" : "personal",
+    category: c.o_value === c.m_value
+      ? c.m_category
+      : c.o_value === "not"
+      ? null
+      : c.o_value === "special"
+      ? "special"
+      : c.o_value === "criminal"
+      ? "criminal"
+      : "personal",
     overridden: true,
     ...(c.o_by !== null ? { by: c.o_by } : {}),
     ...(c.o_at !== null ? { at: c.o_at } : {}),
@@ -113,26 +180,48 @@ const toEdge = (e: EdgeRow): LineageEdge => ({
 
 const summarizeChange = (r: ChangeRow, d: Record<string, unknown>): string => {
   switch (r.kind) {
-    case "dataset.added": return `new ${String(d["kind"] ?? "dataset")} ${r.entity} (${String(d["columns"] ?? "?")} columns, ${String(d["personal"] ?? 0)} flagged)`
-    case "dataset.dropped": return `dataset ${r.entity} is gone`
-    case "column.added": return `new column ${r.entity} ${String(d["type"] ?? "")} → ${String(d["classification"] ?? "")}`
-    case "column.dropped": return `column ${r.entity} is gone`
-    case "column.type_changed": return `column ${r.entity} type ${String(d["from"])} → ${String(d["to"])}`
-    case "column.reclassified": return `scan reclassified ${r.entity}: ${String(d["from"])} → ${String(d["to"])} (${String(d["rule"] ?? "")})`
-    case "column.classified": return `${r.by ?? "someone"} set ${r.entity} to ${String(d["to"])} (was ${String(d["from"])})`
-    case "column.classification_cleared": return `${r.by ?? "someone"} cleared the override on ${r.entity}; back to the scan's ${String(d["to"])}`
-    case "source.added": return `source ${r.entity} (${String(d["kind"] ?? "")}) scanned for the first time`
-    case "ropa.field_filled": return `${r.by ?? "someone"} filled ${r.entity} (draft, not confirmed): ${String(d["value"] ?? "")}`
-    case "ropa.field_confirmed": return `${r.by ?? "someone"} confirmed ${r.entity}: ${String(d["value"] ?? "")}`
-    case "lineage.added": return `${r.by ?? "someone"} added lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
-    case "lineage.removed": return `${r.by ?? "someone"} removed lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
-    case "glossary.set": return `${r.by ?? "someone"} set glossary term "${r.entity}"`
-    case "description.drafted": return `description drafted for ${r.entity}`
-    case "dora.import": return `${r.by ?? "someone"} imported DORA table ${r.entity}`
-    case "dora.set": return `${r.by ?? "someone"} set DORA cell ${r.entity}`
-    case "catalog.imported": return `${r.by ?? "someone"} imported the team catalog file ${r.entity}`
-    case "source.removed": return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
-    default: return `${r.kind} ${r.entity}`
+    case "dataset.added":
+      return `new ${String(d["kind"] ?? "dataset")} ${r.entity} (${String(d["columns"] ?? "?")} columns, ${
+        String(d["personal"] ?? 0)
+      } flagged)`
+    case "dataset.dropped":
+      return `dataset ${r.entity} is gone`
+    case "column.added":
+      return `new column ${r.entity} ${String(d["type"] ?? "")} → ${String(d["classification"] ?? "")}`
+    case "column.dropped":
+      return `column ${r.entity} is gone`
+    case "column.type_changed":
+      return `column ${r.entity} type ${String(d["from"])} → ${String(d["to"])}`
+    case "column.reclassified":
+      return `scan reclassified ${r.entity}: ${String(d["from"])} → ${String(d["to"])} (${String(d["rule"] ?? "")})`
+    case "column.classified":
+      return `${r.by ?? "someone"} set ${r.entity} to ${String(d["to"])} (was ${String(d["from"])})`
+    case "column.classification_cleared":
+      return `${r.by ?? "someone"} cleared the override on ${r.entity}; back to the scan's ${String(d["to"])}`
+    case "source.added":
+      return `source ${r.entity} (${String(d["kind"] ?? "")}) scanned for the first time`
+    case "ropa.field_filled":
+      return `${r.by ?? "someone"} filled ${r.entity} (draft, not confirmed): ${String(d["value"] ?? "")}`
+    case "ropa.field_confirmed":
+      return `${r.by ?? "someone"} confirmed ${r.entity}: ${String(d["value"] ?? "")}`
+    case "lineage.added":
+      return `${r.by ?? "someone"} added lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
+    case "lineage.removed":
+      return `${r.by ?? "someone"} removed lineage ${String(d["from"] ?? "")} → ${String(d["to"] ?? "")}`
+    case "glossary.set":
+      return `${r.by ?? "someone"} set glossary term "${r.entity}"`
+    case "description.drafted":
+      return `description drafted for ${r.entity}`
+    case "dora.import":
+      return `${r.by ?? "someone"} imported DORA table ${r.entity}`
+    case "dora.set":
+      return `${r.by ?? "someone"} set DORA cell ${r.entity}`
+    case "catalog.imported":
+      return `${r.by ?? "someone"} imported the team catalog file ${r.entity}`
+    case "source.removed":
+      return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
+    default:
+      return `${r.kind} ${r.entity}`
   }
 }
 
@@ -160,26 +249,47 @@ const decimalInteger = /^[0-9]+$/
 
 /** A count or sequence number: a safe integer, from a JSON number or from plain decimal digits; else NaN. */
 const integerOf = (raw: unknown): number => {
-  const n = typeof raw === "number" ? raw : typeof raw === "string" && decimalInteger.test(raw) ? Number(raw) : Number.NaN
+  const n = typeof raw === "number"
+    ? raw
+    : typeof raw === "string" && decimalInteger.test(raw)
+    ? Number(raw)
+    : Number.NaN
   return Number.isSafeInteger(n) ? n : Number.NaN
 }
 
 /** Parses `limit` (an integer within bounds; absent = the default) or fails with `INVALID_PARAM` naming it. */
-export const parseLimit = (raw: unknown, bounds: { readonly default: number; readonly max: number }, param = "limit"): Effect.Effect<number, InvalidParam> =>
+export const parseLimit = (
+  raw: unknown,
+  bounds: { readonly default: number; readonly max: number },
+  param = "limit"
+): Effect.Effect<number, InvalidParam> =>
   Effect.suspend(() => {
     if (raw === undefined) return Effect.succeed(bounds.default)
     const n = integerOf(raw)
     if (Number.isNaN(n) || n < 1 || n > bounds.max) {
-      return Effect.fail(new InvalidParam({ message: `${param} must be a whole number from 1 to ${bounds.max}, written in plain digits; got ${JSON.stringify(raw)}.`, fix: `Pass ${param} between 1 and ${bounds.max} (default ${bounds.default}).`, param }))
+      return Effect.fail(
+        new InvalidParam({
+          message: `${param} must be a whole number from 1 to ${bounds.max}, written in plain digits; got ${
+            JSON.stringify(raw)
+          }.`,
+          fix: `Pass ${param} between 1 and ${bounds.max} (default ${bounds.default}).`,
+          param
+        })
+      )
     }
     return Effect.succeed(n)
   })
 
 const daysIn = (year: number, month: number): number =>
-  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+  month === 2
+    ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28)
+    : [4, 6, 9, 11].includes(month)
+    ? 30
+    : 31
 
 /** `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and `Z` or `±HH[:]MM` (a space for the `T` too). */
-const isoTimestamp = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/
+const isoTimestamp =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/
 
 /**
  * An ISO-8601 timestamp as an instant, or null when it is malformed or names no real time
@@ -204,18 +314,26 @@ export const parseTimestamp = (text: string): Date | null => {
 }
 
 /** `since`: a change sequence number (a safe integer >= 0), or an ISO-8601 timestamp; absent = the default. */
-export const parseSince = (raw: unknown): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> =>
+export const parseSince = (
+  raw: unknown
+): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> =>
   Effect.suspend((): Effect.Effect<{ readonly seq: number } | { readonly at: string } | undefined, InvalidParam> => {
     if (raw === undefined) return Effect.succeed(undefined)
     const seq = integerOf(raw)
     if (!Number.isNaN(seq) && seq >= 0) return Effect.succeed({ seq } as const)
     const at = typeof raw === "string" ? parseTimestamp(raw) : null
     if (at !== null) return Effect.succeed({ at: at.toISOString() } as const)
-    return Effect.fail(new InvalidParam({
-      message: `since must be a change sequence number (0 to ${Number.MAX_SAFE_INTEGER}, plain digits) or an ISO-8601 timestamp; got ${JSON.stringify(raw)}.`,
-      fix: "Pass since=0 for the whole change-log, a sequence number from a change entry, or a timestamp like 2026-01-31T12:00:00Z.",
-      param: "since"
-    }))
+    return Effect.fail(
+      new InvalidParam({
+        message:
+          `since must be a change sequence number (0 to ${Number.MAX_SAFE_INTEGER}, plain digits) or an ISO-8601 timestamp; got ${
+            JSON.stringify(raw)
+          }.`,
+        fix:
+          "Pass since=0 for the whole change-log, a sequence number from a change entry, or a timestamp like 2026-01-31T12:00:00Z.",
+        param: "since"
+      })
+    )
   })
 
 /** Turns user words into an FTS5 query: each word a quoted prefix term. */
@@ -248,7 +366,6 @@ export class Reader extends Context.Tag("catalog/Reader")<Reader, {
   /** The DORA register draft, or `{ inScope: false, register: null }`. */
   readonly dora: Effect.Effect<DoraState>
 }>() {}
-
 
 export const ReaderLive = Layer.effect(
   Reader,
@@ -289,7 +406,13 @@ export const ReaderLive = Layer.effect(
     const coverageOf = (states: ReadonlyArray<SourceState>): Coverage => {
       const reached = states.filter((s) => s.status === "ok").map((s) => s.id)
       const missing = states.filter((s) => s.status !== "ok").map((s) => s.id)
-      const line = coverageLine(states.length, states.filter((s) => s.status !== "ok").map((s) => ({ id: s.id, reason: s.error ? s.error.code : "never scanned" })))
+      const line = coverageLine(
+        states.length,
+        states.filter((s) => s.status !== "ok").map((s) => ({
+          id: s.id,
+          reason: s.error ? s.error.code : "never scanned"
+        }))
+      )
       return { complete: states.length > 0 && missing.length === 0, reached, missing, line }
     }
 
@@ -326,14 +449,23 @@ export const ReaderLive = Layer.effect(
     const datasets = orDie(Effect.gen(function*() {
       const rows = yield* store.datasets
       const list = rows.map((d): DatasetSummary => {
-        const classes = { personal: d.personal ?? 0, special: d.special ?? 0, criminal: d.criminal ?? 0, not: d.columns - (d.personal ?? 0) - (d.special ?? 0) - (d.criminal ?? 0) }
+        const classes = {
+          personal: d.personal ?? 0,
+          special: d.special ?? 0,
+          criminal: d.criminal ?? 0,
+          not: d.columns - (d.personal ?? 0) - (d.special ?? 0) - (d.criminal ?? 0)
+        }
         return {
           id: d.id,
           source: d.source_id,
           schema: d.schema_name,
           name: d.name,
           kind: d.kind,
-          rowCount: { estimate: d.row_estimate, display: rowCountDisplay(d.row_estimate), source: d.row_estimate_source },
+          rowCount: {
+            estimate: d.row_estimate,
+            display: rowCountDisplay(d.row_estimate),
+            source: d.row_estimate_source
+          },
           columnCount: d.columns,
           classes,
           highest: highestClass(classes)
@@ -342,33 +474,44 @@ export const ReaderLive = Layer.effect(
       return { returned: list.length, total: list.length, truncated: false, datasets: list }
     }))
 
-    const fullDataset = (d: DatasetRow) => orDie(Effect.gen(function*() {
-      const cols = (yield* store.columnsOf(d.id)).map(toColumn)
-      const edges = (yield* store.edges(d.id)).map(toEdge)
-      const classes: Record<ClassValue, number> = { personal: 0, special: 0, criminal: 0, not: 0 }
-      for (const c of cols) classes[c.classification.value]++
-      return {
-        id: d.id,
-        source: d.source_id,
-        schema: d.schema_name,
-        name: d.name,
-        kind: d.kind,
-        comment: d.comment,
-        rowCount: { estimate: d.row_estimate, display: rowCountDisplay(d.row_estimate), source: d.row_estimate_source },
-        owners: [],
-        classes,
-        columns: cols,
-        lineage: { upstream: edges.filter((e) => e.to === d.id), downstream: edges.filter((e) => e.from === d.id) },
-        firstSeenAt: d.first_seen_at,
-        scannedAt: d.scanned_at
-      } satisfies Dataset
-    }))
+    const fullDataset = (d: DatasetRow) =>
+      orDie(Effect.gen(function*() {
+        const cols = (yield* store.columnsOf(d.id)).map(toColumn)
+        const edges = (yield* store.edges(d.id)).map(toEdge)
+        const classes: Record<ClassValue, number> = { personal: 0, special: 0, criminal: 0, not: 0 }
+        for (const c of cols) classes[c.classification.value]++
+        return {
+          id: d.id,
+          source: d.source_id,
+          schema: d.schema_name,
+          name: d.name,
+          kind: d.kind,
+          comment: d.comment,
+          rowCount: {
+            estimate: d.row_estimate,
+            display: rowCountDisplay(d.row_estimate),
+            source: d.row_estimate_source
+          },
+          owners: [],
+          classes,
+          columns: cols,
+          lineage: { upstream: edges.filter((e) => e.to === d.id), downstream: edges.filter((e) => e.from === d.id) },
+          firstSeenAt: d.first_seen_at,
+          scannedAt: d.scanned_at
+        } satisfies Dataset
+      }))
 
     /** The dataset row, or DATASET_NOT_FOUND naming the caller's parameter (none when it gave no name). */
     const findDataset = (id: string, param: string | undefined) =>
       Effect.flatMap(orDie(store.dataset(id)), (d) =>
         d === null
-          ? Effect.fail(new DatasetNotFound({ message: `No dataset with id "${id}".`, ...(param !== undefined ? { param } : {}), details: { id } }))
+          ? Effect.fail(
+            new DatasetNotFound({
+              message: `No dataset with id "${id}".`,
+              ...(param !== undefined ? { param } : {}),
+              details: { id }
+            })
+          )
           : Effect.succeed(d))
 
     // Long-running readers (open, mcp) answer the same datasets again and again; a dataset is rebuilt
@@ -395,11 +538,17 @@ export const ReaderLive = Layer.effect(
         const words = typeof q === "string" ? q.split(/\s+/).filter((w) => w.length > 0) : []
         const match = ftsQuery(words, "AND")
         if (match === null) {
-          return yield* new InvalidParam({ message: "Search needs words to look for.", fix: "Give one or more words, e.g. `catalog search customer email`.", param: "q" })
+          return yield* new InvalidParam({
+            message: "Search needs words to look for.",
+            fix: "Give one or more words, e.g. `catalog search customer email`.",
+            param: "q"
+          })
         }
         const limit = yield* parseLimit(rawLimit, searchLimits)
         const qtext = words.join(" ")
-        const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) => t.length > 0)
+        const terms = words.flatMap((w) => searchWords(w).toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((t) =>
+          t.length > 0
+        )
         const candidates = Math.min(200, Math.max(30, limit * 3))
         let rows = yield* orDie(store.searchDatasets(match, candidates))
         if (rows.length === 0) rows = yield* orDie(store.searchDatasets(ftsQuery(words, "OR")!, candidates))
@@ -422,15 +571,29 @@ export const ReaderLive = Layer.effect(
           const dm = matches(name)
           if (dm.length > 0 || matches(r.schema_name).length > 0) {
             const cols = columnsByDataset.get(r.id) ?? []
-            const snippet = `${r.kind} ${r.schema_name}.${r.name} · ${cols.length} columns${r.comment ? ` · ${r.comment.slice(0, 100)}` : ""}`
-            hits.push({ kind: "dataset", id: r.id, datasetId: r.id, title: r.id, score: r.score * 1.2, why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`, snippet })
+            const snippet = `${r.kind} ${r.schema_name}.${r.name} · ${cols.length} columns${
+              r.comment ? ` · ${r.comment.slice(0, 100)}` : ""
+            }`
+            hits.push({
+              kind: "dataset",
+              id: r.id,
+              datasetId: r.id,
+              title: r.id,
+              score: r.score * 1.2,
+              why: `dataset name matches ${dm.map((t) => `"${t}"`).join(", ") || `"${qtext}"`}`,
+              snippet
+            })
           }
           for (const c of columnsByDataset.get(r.id) ?? []) {
             const byName = matches(c.name)
             const byComment = c.comment ? matches(c.comment) : []
             if (byName.length === 0 && byComment.length === 0) continue
             const value = c.o_value ?? c.m_value
-            const category = c.o_value === null || c.o_value === c.m_value ? c.m_category : c.o_value === "not" ? null : c.o_value
+            const category = c.o_value === null || c.o_value === c.m_value
+              ? c.m_category
+              : c.o_value === "not"
+              ? null
+              : c.o_value
             const coverage = new Set([...byName, ...byComment, ...dm]).size / Math.max(1, new Set(terms).size)
             hits.push({
               kind: "column",
@@ -439,21 +602,39 @@ export const ReaderLive = Layer.effect(
               title: c.id,
               score: r.score * (byName.length > 0 ? 1 : 0.6) * coverage,
               why: byName.length > 0
-                ? `column name matches ${byName.map((t) => `"${t}"`).join(", ")}${dm.length > 0 ? " in a dataset whose name matches" : ""}`
+                ? `column name matches ${byName.map((t) => `"${t}"`).join(", ")}${
+                  dm.length > 0 ? " in a dataset whose name matches" : ""
+                }`
                 : `column comment mentions ${byComment.map((t) => `"${t}"`).join(", ")}`,
-              snippet: `${c.name} ${c.type} · ${value}${category ? ` (${category})` : ""}${c.comment ? ` · ${c.comment.slice(0, 80)}` : ""}`,
+              snippet: `${c.name} ${c.type} · ${value}${category ? ` (${category})` : ""}${
+                c.comment ? ` · ${c.comment.slice(0, 80)}` : ""
+              }`,
               classification: value
             })
           }
         }
         const g = yield* orDie(store.searchGlossary(match, 50))
         for (const t of g) {
-          hits.push({ kind: "glossary", id: `glossary:${t.term}`, datasetId: null, title: t.term, score: t.score * 1.5, why: `glossary term matches "${qtext}"`, snippet: t.definition.slice(0, 160) })
+          hits.push({
+            kind: "glossary",
+            id: `glossary:${t.term}`,
+            datasetId: null,
+            title: t.term,
+            score: t.score * 1.5,
+            why: `glossary term matches "${qtext}"`,
+            snippet: t.definition.slice(0, 160)
+          })
         }
         hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
         const rounded = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }))
         const out = boundBytes(rounded.slice(0, limit))
-        return { q: qtext, returned: out.length, total: hits.length, truncated: hits.length > out.length, hits: out } satisfies SearchResult
+        return {
+          q: qtext,
+          returned: out.length,
+          total: hits.length,
+          truncated: hits.length > out.length,
+          hits: out
+        } satisfies SearchResult
       })
 
     const lineage = (id?: string, param?: string) =>
@@ -461,14 +642,21 @@ export const ReaderLive = Layer.effect(
         if (id === "") {
           return yield* new InvalidParam({
             message: `${param ?? "The dataset id"} must be a dataset id <source>/<schema>/<table>; got an empty value.`,
-            fix: "Leave it out for every edge, or give one dataset's id (list them with GET /api/v1/datasets or `catalog datasets`).",
+            fix:
+              "Leave it out for every edge, or give one dataset's id (list them with GET /api/v1/datasets or `catalog datasets`).",
             ...(param !== undefined ? { param } : {})
           })
         }
         if (id !== undefined) yield* findDataset(id, param)
         const all = (yield* orDie(store.edges(id))).map(toEdge)
         const edges = boundBytes(all)
-        return { dataset: id ?? null, returned: edges.length, total: all.length, truncated: edges.length < all.length, edges }
+        return {
+          dataset: id ?? null,
+          returned: edges.length,
+          total: all.length,
+          truncated: edges.length < all.length,
+          edges
+        }
       })
 
     const changes = (rawSince?: unknown, rawLimit?: unknown) =>
@@ -491,9 +679,21 @@ export const ReaderLive = Layer.effect(
           sinceAt = since.at
           sinceLabel = since.at
         }
-        const { rows, total } = yield* orDie(store.changes({ limit, ...(sinceSeq !== undefined ? { sinceSeq } : {}), ...(sinceAt !== undefined ? { sinceAt } : {}) }))
+        const { rows, total } = yield* orDie(
+          store.changes({
+            limit,
+            ...(sinceSeq !== undefined ? { sinceSeq } : {}),
+            ...(sinceAt !== undefined ? { sinceAt } : {})
+          })
+        )
         const changes = boundBytes(rows.map(toChange))
-        return { since: sinceLabel, returned: changes.length, total, truncated: total > changes.length, changes } satisfies ChangeList
+        return {
+          since: sinceLabel,
+          returned: changes.length,
+          total,
+          truncated: total > changes.length,
+          changes
+        } satisfies ChangeList
       })
 
     const provenance = orDie(Effect.gen(function*() {
@@ -522,9 +722,26 @@ export const ReaderLive = Layer.effect(
       const annotations = yield* store.annotations
       const conf = new Map((cfg.configuredSources ?? []).map((s) => [s.id, s]))
       return draftRopa({
-        columns: cols.map((c) => ({ datasetId: c.dataset_id, source: c.source_id, schema: c.schema_name, table: c.table_name, kind: c.kind, column: c.name, value: c.value, category: c.category, primaryKey: c.is_pk === 1, ref: c.ref })),
+        columns: cols.map((c) => ({
+          datasetId: c.dataset_id,
+          source: c.source_id,
+          schema: c.schema_name,
+          table: c.table_name,
+          kind: c.kind,
+          column: c.name,
+          value: c.value,
+          category: c.category,
+          primaryKey: c.is_pk === 1,
+          ref: c.ref
+        })),
         edges: edges.map((e) => ({ from: e.from_id, to: e.to_id })),
-        sources: sources.map((s) => ({ id: s.id, kind: s.kind, label: conf.get(s.id)?.label ?? s.label, region: conf.get(s.id)?.region ?? s.region, role: conf.get(s.id)?.role ?? null })),
+        sources: sources.map((s) => ({
+          id: s.id,
+          kind: s.kind,
+          label: conf.get(s.id)?.label ?? s.label,
+          region: conf.get(s.id)?.region ?? s.region,
+          role: conf.get(s.id)?.role ?? null
+        })),
         controller: cfg.controller,
         annotations,
         now: cfg.now()
@@ -533,19 +750,45 @@ export const ReaderLive = Layer.effect(
 
     const glossary = orDie(Effect.gen(function*() {
       const rows = yield* store.glossary
-      const terms = rows.map((g) => ({ term: g.term, definition: g.definition, datasets: JSON.parse(g.datasets) as Array<string>, updatedAt: g.updated_at, ...(g.by !== null ? { by: g.by } : {}) }))
+      const terms = rows.map((g) => ({
+        term: g.term,
+        definition: g.definition,
+        datasets: JSON.parse(g.datasets) as Array<string>,
+        updatedAt: g.updated_at,
+        ...(g.by !== null ? { by: g.by } : {})
+      }))
       const kept = boundBytes(terms)
-      return { returned: kept.length, total: terms.length, truncated: kept.length < terms.length, terms: kept } satisfies Glossary
+      return {
+        returned: kept.length,
+        total: terms.length,
+        truncated: kept.length < terms.length,
+        terms: kept
+      } satisfies Glossary
     }))
 
     // The register module (templates, code lists) loads only when a DORA-scoped catalog is read.
     const dora = orDie(Effect.gen(function*() {
       if (cfg.dora?.inScope !== true) return { inScope: false, register: null } satisfies DoraState
       const { doraRegisterFrom } = yield* Effect.promise(() => import("../dora/register.js"))
-      return { inScope: true, register: doraRegisterFrom(yield* store.doraCells, cfg.dora.entity, { now: cfg.now() }) } satisfies DoraState
+      return {
+        inScope: true,
+        register: doraRegisterFrom(yield* store.doraCells, cfg.dora.entity, { now: cfg.now() })
+      } satisfies DoraState
     }))
 
-    return Reader.of({ status, datasets, dataset, search, lineage, changes, sourceStates, provenance, compliance, glossary, dora })
+    return Reader.of({
+      status,
+      datasets,
+      dataset,
+      search,
+      lineage,
+      changes,
+      sourceStates,
+      provenance,
+      compliance,
+      glossary,
+      dora
+    })
   })
 )
 

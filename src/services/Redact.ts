@@ -49,10 +49,15 @@ export const secretParts = (connection: string | null | undefined): ReadonlyArra
 }
 
 /** Key names whose value is a secret (matched anywhere in the key: `PGPASSWORD`, `db_password`, `x-api-key`). */
-const secretKey = String.raw`[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization)[A-Za-z0-9_.\-]*|pass`
+const secretKey = String
+  .raw`[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization)[A-Za-z0-9_.\-]*|pass`
 
 const keyValuePattern = (): RegExp =>
-  new RegExp(String.raw`(?<![A-Za-z0-9_])(["']?(?:${secretKey})["']?)(\s*[=:]\s*)((?:(?:Bearer|Basic|Token)\s+)?(?:"[^"]*"|'[^']*'|[^\s"'&;,()<>\[\]{}]+))`, "gi")
+  new RegExp(
+    String
+      .raw`(?<![A-Za-z0-9_])(["']?(?:${secretKey})["']?)(\s*[=:]\s*)((?:(?:Bearer|Basic|Token)\s+)?(?:"[^"]*"|'[^']*'|[^\s"'&;,()<>\[\]{}]+))`,
+    "gi"
+  )
 
 const urlCredentials = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/'"<>]*):([^\s'"<>]*)@/gi
 
@@ -75,12 +80,17 @@ export const redact = (text: string, secrets: ReadonlyArray<string | null | unde
   // Longest first, so a connection string goes whole before its password is searched for.
   for (const literal of [...literals].sort((a, b) => b.length - a.length)) out = out.split(literal).join(mask)
   out = out.replace(urlCredentials, (_m, scheme: string, user: string) => `${scheme}${user}:${mask}@`)
-  out = out.replace(keyValuePattern(), (m, key: string, sep: string, value: string) =>
-    value === mask || value === `"${mask}"` || value === `'${mask}'` ? m : `${key}${sep}${mask}`)
+  out = out.replace(
+    keyValuePattern(),
+    (m, key: string, sep: string, value: string) =>
+      value === mask || value === `"${mask}"` || value === `'${mask}'` ? m : `${key}${sep}${mask}`
+  )
   out = out.replace(bearer, (_m, scheme: string) => `${scheme} ${mask}`)
   return out as RedactedText
 }
 
 /** `redact` for an optional text (a fix that may be absent). */
-export const redactOptional = (text: string | null | undefined, secrets: ReadonlyArray<string | null | undefined> = []): RedactedText | null =>
-  text === null || text === undefined ? null : redact(text, secrets)
+export const redactOptional = (
+  text: string | null | undefined,
+  secrets: ReadonlyArray<string | null | undefined> = []
+): RedactedText | null => text === null || text === undefined ? null : redact(text, secrets)

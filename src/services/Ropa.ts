@@ -15,10 +15,19 @@ export const legalFields: ReadonlyArray<LegalFieldName> = ["purpose", "lawfulBas
 
 /** Accepted spellings of the field identifiers (`annotate list` shows the canonical ones). */
 export const fieldAliases: Readonly<Record<string, LegalFieldName>> = {
-  purpose: "purpose", purposes: "purpose",
-  lawfulbasis: "lawfulBasis", lawful_basis: "lawfulBasis", "lawful-basis": "lawfulBasis", basis: "lawfulBasis", legalbasis: "lawfulBasis", legal_basis: "lawfulBasis",
-  retention: "retention", retention_period: "retention",
-  transfers: "transfers", transfer: "transfers", third_country_transfers: "transfers"
+  purpose: "purpose",
+  purposes: "purpose",
+  lawfulbasis: "lawfulBasis",
+  lawful_basis: "lawfulBasis",
+  "lawful-basis": "lawfulBasis",
+  basis: "lawfulBasis",
+  legalbasis: "lawfulBasis",
+  legal_basis: "lawfulBasis",
+  retention: "retention",
+  retention_period: "retention",
+  transfers: "transfers",
+  transfer: "transfers",
+  third_country_transfers: "transfers"
 }
 
 export interface RopaColumn {
@@ -67,26 +76,207 @@ export interface RopaInput {
 }
 
 // ── subjects ────────────────────────────────────────────────────────────────────────────────────
-interface Subject { readonly key: string; readonly label: string; readonly purpose: string; readonly basis: string; readonly retention: string }
+interface Subject {
+  readonly key: string
+  readonly label: string
+  readonly purpose: string
+  readonly basis: string
+  readonly retention: string
+}
 
 /** Who the rows of a subject table are about, from its name; the default is the table's own name. */
 const subjects: ReadonlyArray<{ readonly words: ReadonlyArray<string>; readonly subject: Subject }> = [
-  { words: ["patient", "patients", "patienten", "paciente", "pacientes", "paziente", "pazienti"], subject: { key: "patients", label: "Patients", purpose: "Provision of health care and management of health-care services for patients", basis: "Art. 6(1)(b) GDPR (contract) or 6(1)(c) (legal obligation); for health data Art. 9(2)(h) (health care)", retention: "The statutory retention period for medical records (typically 10 years or more after the last treatment; check national law)" } },
-  { words: ["employee", "employees", "staff", "personnel", "worker", "workers", "mitarbeiter", "employe", "employes", "empleado", "empleados", "dipendente", "dipendenti", "medewerker", "medewerkers", "funcionario", "funcionarios", "emp"], subject: { key: "employees", label: "Employees", purpose: "Personnel administration: employment contracts, payroll, working time and absence", basis: "Art. 6(1)(b) GDPR (employment contract) and 6(1)(c) (legal obligations of the employer); Art. 9(2)(b) for special-category data", retention: "Duration of employment plus the statutory retention periods for payroll and tax records (typically 6–10 years)" } },
-  { words: ["customer", "customers", "client", "clients", "kunde", "kunden", "cliente", "clientes", "klant", "klanten", "buyer", "buyers", "shopper"], subject: { key: "customers", label: "Customers", purpose: "Performance of contracts with customers: accounts, orders, delivery, invoicing and support", basis: "Art. 6(1)(b) GDPR (contract); 6(1)(c) (legal obligation) for invoicing and accounting records", retention: "Duration of the customer relationship plus the statutory retention period for commercial and tax records (typically 6–10 years)" } },
-  { words: ["user", "users", "account", "accounts", "member", "members", "subscriber", "subscribers", "profile", "profiles", "utente", "utenti", "usuario", "usuarios", "utilisateur", "utilisateurs", "benutzer", "nutzer", "gebruiker", "gebruikers"], subject: { key: "users", label: "Users", purpose: "Providing the online service to registered users: accounts, authentication, security and support", basis: "Art. 6(1)(b) GDPR (contract); 6(1)(f) (legitimate interest) for security logging", retention: "While the account exists, then deletion or anonymisation within a defined period (e.g. 30–90 days); security logs per the logging policy" } },
-  { words: ["student", "students", "pupil", "pupils", "learner", "learners"], subject: { key: "students", label: "Students", purpose: "Education administration: enrolment, courses, grades", basis: "Art. 6(1)(e) GDPR (public task) or 6(1)(b) (contract)", retention: "Duration of studies plus the retention period for academic records" } },
-  { words: ["contact", "contacts", "lead", "leads", "prospect", "prospects", "subscriber"], subject: { key: "contacts", label: "Contacts and prospects", purpose: "Customer relationship management and direct marketing to contacts", basis: "Art. 6(1)(f) GDPR (legitimate interest) or 6(1)(a) (consent) for electronic marketing", retention: "Until the contact objects or withdraws consent, or after a period of inactivity (e.g. 2–3 years)" } },
-  { words: ["defendant", "defendants", "offender", "offenders", "prisoner", "prisoners", "inmate", "inmates", "suspect", "suspects"], subject: { key: "offenders", label: "Persons involved in criminal proceedings", purpose: "Administration of criminal proceedings and sentences", basis: "Art. 6(1)(e) GDPR (public task) or 6(1)(c); Art. 10 GDPR: only under official authority or where Union or Member State law authorises it", retention: "As laid down by the law governing the proceedings and records" } },
-  { words: ["provider", "providers", "doctor", "doctors", "physician", "physicians", "practitioner", "practitioners", "nurse", "nurses", "caregiver"], subject: { key: "professionals", label: "Health-care professionals", purpose: "Management of the professionals who provide care", basis: "Art. 6(1)(b) or 6(1)(c) GDPR", retention: "Duration of the relationship plus statutory periods" } },
-  { words: ["person", "persons", "people", "individual", "individuals", "personen", "persona", "personas"], subject: { key: "persons", label: "Persons", purpose: "To be determined: describe why records about these persons are kept", basis: "To be determined: Art. 6(1)(a)–(f) GDPR", retention: "To be determined: set a retention period for these records" } },
-  { words: ["supplier", "suppliers", "vendor", "vendors", "shipper", "shippers", "partner", "partners"], subject: { key: "business_contacts", label: "Business contacts", purpose: "Managing relationships with suppliers and partners (their contact persons)", basis: "Art. 6(1)(f) GDPR (legitimate interest) or 6(1)(b) (contract)", retention: "Duration of the business relationship plus statutory periods" } }
+  {
+    words: ["patient", "patients", "patienten", "paciente", "pacientes", "paziente", "pazienti"],
+    subject: {
+      key: "patients",
+      label: "Patients",
+      purpose: "Provision of health care and management of health-care services for patients",
+      basis: "Art. 6(1)(b) GDPR (contract) or 6(1)(c) (legal obligation); for health data Art. 9(2)(h) (health care)",
+      retention:
+        "The statutory retention period for medical records (typically 10 years or more after the last treatment; check national law)"
+    }
+  },
+  {
+    words: [
+      "employee",
+      "employees",
+      "staff",
+      "personnel",
+      "worker",
+      "workers",
+      "mitarbeiter",
+      "employe",
+      "employes",
+      "empleado",
+      "empleados",
+      "dipendente",
+      "dipendenti",
+      "medewerker",
+      "medewerkers",
+      "funcionario",
+      "funcionarios",
+      "emp"
+    ],
+    subject: {
+      key: "employees",
+      label: "Employees",
+      purpose: "Personnel administration: employment contracts, payroll, working time and absence",
+      basis:
+        "Art. 6(1)(b) GDPR (employment contract) and 6(1)(c) (legal obligations of the employer); Art. 9(2)(b) for special-category data",
+      retention:
+        "Duration of employment plus the statutory retention periods for payroll and tax records (typically 6–10 years)"
+    }
+  },
+  {
+    words: [
+      "customer",
+      "customers",
+      "client",
+      "clients",
+      "kunde",
+      "kunden",
+      "cliente",
+      "clientes",
+      "klant",
+      "klanten",
+      "buyer",
+      "buyers",
+      "shopper"
+    ],
+    subject: {
+      key: "customers",
+      label: "Customers",
+      purpose: "Performance of contracts with customers: accounts, orders, delivery, invoicing and support",
+      basis: "Art. 6(1)(b) GDPR (contract); 6(1)(c) (legal obligation) for invoicing and accounting records",
+      retention:
+        "Duration of the customer relationship plus the statutory retention period for commercial and tax records (typically 6–10 years)"
+    }
+  },
+  {
+    words: [
+      "user",
+      "users",
+      "account",
+      "accounts",
+      "member",
+      "members",
+      "subscriber",
+      "subscribers",
+      "profile",
+      "profiles",
+      "utente",
+      "utenti",
+      "usuario",
+      "usuarios",
+      "utilisateur",
+      "utilisateurs",
+      "benutzer",
+      "nutzer",
+      "gebruiker",
+      "gebruikers"
+    ],
+    subject: {
+      key: "users",
+      label: "Users",
+      purpose: "Providing the online service to registered users: accounts, authentication, security and support",
+      basis: "Art. 6(1)(b) GDPR (contract); 6(1)(f) (legitimate interest) for security logging",
+      retention:
+        "While the account exists, then deletion or anonymisation within a defined period (e.g. 30–90 days); security logs per the logging policy"
+    }
+  },
+  {
+    words: ["student", "students", "pupil", "pupils", "learner", "learners"],
+    subject: {
+      key: "students",
+      label: "Students",
+      purpose: "Education administration: enrolment, courses, grades",
+      basis: "Art. 6(1)(e) GDPR (public task) or 6(1)(b) (contract)",
+      retention: "Duration of studies plus the retention period for academic records"
+    }
+  },
+  {
+    words: ["contact", "contacts", "lead", "leads", "prospect", "prospects", "subscriber"],
+    subject: {
+      key: "contacts",
+      label: "Contacts and prospects",
+      purpose: "Customer relationship management and direct marketing to contacts",
+      basis: "Art. 6(1)(f) GDPR (legitimate interest) or 6(1)(a) (consent) for electronic marketing",
+      retention: "Until the contact objects or withdraws consent, or after a period of inactivity (e.g. 2–3 years)"
+    }
+  },
+  {
+    words: [
+      "defendant",
+      "defendants",
+      "offender",
+      "offenders",
+      "prisoner",
+      "prisoners",
+      "inmate",
+      "inmates",
+      "suspect",
+      "suspects"
+    ],
+    subject: {
+      key: "offenders",
+      label: "Persons involved in criminal proceedings",
+      purpose: "Administration of criminal proceedings and sentences",
+      basis:
+        "Art. 6(1)(e) GDPR (public task) or 6(1)(c); Art. 10 GDPR: only under official authority or where Union or Member State law authorises it",
+      retention: "As laid down by the law governing the proceedings and records"
+    }
+  },
+  {
+    words: [
+      "provider",
+      "providers",
+      "doctor",
+      "doctors",
+      "physician",
+      "physicians",
+      "practitioner",
+      "practitioners",
+      "nurse",
+      "nurses",
+      "caregiver"
+    ],
+    subject: {
+      key: "professionals",
+      label: "Health-care professionals",
+      purpose: "Management of the professionals who provide care",
+      basis: "Art. 6(1)(b) or 6(1)(c) GDPR",
+      retention: "Duration of the relationship plus statutory periods"
+    }
+  },
+  {
+    words: ["person", "persons", "people", "individual", "individuals", "personen", "persona", "personas"],
+    subject: {
+      key: "persons",
+      label: "Persons",
+      purpose: "To be determined: describe why records about these persons are kept",
+      basis: "To be determined: Art. 6(1)(a)–(f) GDPR",
+      retention: "To be determined: set a retention period for these records"
+    }
+  },
+  {
+    words: ["supplier", "suppliers", "vendor", "vendors", "shipper", "shippers", "partner", "partners"],
+    subject: {
+      key: "business_contacts",
+      label: "Business contacts",
+      purpose: "Managing relationships with suppliers and partners (their contact persons)",
+      basis: "Art. 6(1)(f) GDPR (legitimate interest) or 6(1)(b) (contract)",
+      retention: "Duration of the business relationship plus statutory periods"
+    }
+  }
 ]
 
-const split = (s: string): Array<string> => s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0)
+const split = (s: string): Array<string> =>
+  s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0)
 
 /** True when the table's name says its rows are people of a known kind. */
-export const isKnownSubject = (table: string): boolean => split(table).some((w) => subjects.some((s) => s.words.includes(w)))
+export const isKnownSubject = (table: string): boolean =>
+  split(table).some((w) => subjects.some((s) => s.words.includes(w)))
 
 export const subjectOf = (table: string): Subject => {
   const words = split(table)
@@ -105,7 +295,39 @@ export const subjectOf = (table: string): Subject => {
 }
 
 // ── regions ─────────────────────────────────────────────────────────────────────────────────────
-const eeaCountries = new Set(["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "EL", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO"])
+const eeaCountries = new Set([
+  "AT",
+  "BE",
+  "BG",
+  "HR",
+  "CY",
+  "CZ",
+  "DK",
+  "EE",
+  "FI",
+  "FR",
+  "DE",
+  "GR",
+  "EL",
+  "HU",
+  "IE",
+  "IT",
+  "LV",
+  "LT",
+  "LU",
+  "MT",
+  "NL",
+  "PL",
+  "PT",
+  "RO",
+  "SK",
+  "SI",
+  "ES",
+  "SE",
+  "IS",
+  "LI",
+  "NO"
+])
 
 /** `eu-west-1`, `europe-west3`, `DE`, `eu` → inside; `us-east-1`, `asia-*`, `US` → outside; else unknown. */
 export const regionInEea = (region: string | null): boolean | null => {
@@ -113,7 +335,9 @@ export const regionInEea = (region: string | null): boolean | null => {
   const r = region.trim().toLowerCase()
   if (/^(eu|europe|eea)([-_ ]|$)/.test(r)) return true
   if (/^[a-z]{2}$/.test(r)) return eeaCountries.has(r.toUpperCase())
-  if (/^(us|na|northamerica|ca|sa|southamerica|ap|asia|me|af|australia|au|cn|jp|in|uk|gb|gov)([-_ ]|$)/.test(r)) return false
+  if (/^(us|na|northamerica|ca|sa|southamerica|ap|asia|me|af|australia|au|cn|jp|in|uk|gb|gov)([-_ ]|$)/.test(r)) {
+    return false
+  }
   return null
 }
 
@@ -129,8 +353,17 @@ interface Group {
   readonly datasets: Set<string>
 }
 
-export const activityFingerprint = (a: Pick<Activity, "datasets" | "dataCategories" | "special" | "criminal">): string =>
-  createHash("sha1").update(JSON.stringify([[...a.datasets].sort(), a.dataCategories.map((c) => `${c.category}:${c.class}`).sort(), a.special, a.criminal])).digest("hex").slice(0, 16)
+export const activityFingerprint = (
+  a: Pick<Activity, "datasets" | "dataCategories" | "special" | "criminal">
+): string =>
+  createHash("sha1").update(
+    JSON.stringify([
+      [...a.datasets].sort(),
+      a.dataCategories.map((c) => `${c.category}:${c.class}`).sort(),
+      a.special,
+      a.criminal
+    ])
+  ).digest("hex").slice(0, 16)
 
 export const draftRopa = (input: RopaInput): RopaDraft => {
   const byDataset = new Map<string, Array<RopaColumn>>()
@@ -147,9 +380,14 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
     if (c.ref !== null && c.category?.startsWith("identifier") === true) anchors.add(datasetOf(c.ref))
   }
   const tableIndex = new Map<string, string>()
-  for (const c of input.columns) tableIndex.set(`${c.source}\u0000${c.schema}\u0000${c.table.toLowerCase()}`, c.datasetId)
   for (const c of input.columns) {
-    if (c.category === "identifier.person_key" && !c.primaryKey && c.ref === null && isKnownSubject(c.table) && /(^|_)id$/i.test(c.column) && c.column.toLowerCase().replace(/_?id$/, "").length > 0) {
+    tableIndex.set(`${c.source}\u0000${c.schema}\u0000${c.table.toLowerCase()}`, c.datasetId)
+  }
+  for (const c of input.columns) {
+    if (
+      c.category === "identifier.person_key" && !c.primaryKey && c.ref === null && isKnownSubject(c.table) &&
+      /(^|_)id$/i.test(c.column) && c.column.toLowerCase().replace(/_?id$/, "").length > 0
+    ) {
       const noun = c.column.toLowerCase().replace(/_?id$/, "")
       if (c.table.toLowerCase() === noun || c.table.toLowerCase() === `${noun}s`) anchors.add(c.datasetId)
     }
@@ -180,7 +418,7 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
       const implied = impliedRef(c)
       if (implied !== null) out.add(implied)
     }
-    if (out.size === 0) for (const up of upstream.get(id) ?? []) for (const a of anchorsOf(up, seen)) out.add(a)
+    if (out.size === 0) { for (const up of upstream.get(id) ?? []) for (const a of anchorsOf(up, seen)) out.add(a) }
     return out
   }
 
@@ -198,7 +436,20 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
     const as = anchorsOf(datasetId)
     if (as.size === 0) {
       const key = `${slug(first.source)}.${slug(first.schema)}.other`
-      groupFor(key, () => ({ key, subject: { key: "other", label: `Other personal data in ${first.source}/${first.schema}`, purpose: "To be determined: describe why these records are kept", basis: "To be determined: Art. 6(1)(a)–(f) GDPR", retention: "To be determined" }, anchor: null, source: first.source, schema: first.schema, datasets: new Set() })).datasets.add(datasetId)
+      groupFor(key, () => ({
+        key,
+        subject: {
+          key: "other",
+          label: `Other personal data in ${first.source}/${first.schema}`,
+          purpose: "To be determined: describe why these records are kept",
+          basis: "To be determined: Art. 6(1)(a)–(f) GDPR",
+          retention: "To be determined"
+        },
+        anchor: null,
+        source: first.source,
+        schema: first.schema,
+        datasets: new Set()
+      })).datasets.add(datasetId)
       continue
     }
     for (const anchor of as) {
@@ -223,10 +474,16 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
         const category = c.category ?? c.value
         const prev = cats.get(category)
         const cls = c.value
-        cats.set(category, { category, class: prev && rank[prev.class] > rank[cls] ? prev.class : cls, columns: (prev?.columns ?? 0) + 1 })
+        cats.set(category, {
+          category,
+          class: prev && rank[prev.class] > rank[cls] ? prev.class : cls,
+          columns: (prev?.columns ?? 0) + 1
+        })
       }
     }
-    const dataCategories = [...cats.values()].sort((a, b) => rank[b.class] - rank[a.class] || a.category.localeCompare(b.category))
+    const dataCategories = [...cats.values()].sort((a, b) =>
+      rank[b.class] - rank[a.class] || a.category.localeCompare(b.category)
+    )
     const special = dataCategories.some((c) => c.class === "special")
     const criminal = dataCategories.some((c) => c.class === "criminal")
     const systems = [...new Set(datasets.map((d) => d.split("/")[0]!))].sort()
@@ -235,12 +492,21 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
     const unknown = regions.filter((r) => regionInEea(r.region) === null)
     const suggestions: Record<LegalFieldName, string> = {
       purpose: g.subject.purpose,
-      lawfulBasis: g.subject.basis + (special && !g.subject.basis.includes("Art. 9") ? "; special-category data also needs an Art. 9(2) condition" : "") + (criminal && !g.subject.basis.includes("Art. 10") ? "; criminal-offence data needs an Art. 10 authorisation" : ""),
+      lawfulBasis: g.subject.basis + (special && !g.subject.basis.includes("Art. 9")
+        ? "; special-category data also needs an Art. 9(2) condition"
+        : "") +
+        (criminal && !g.subject.basis.includes("Art. 10")
+          ? "; criminal-offence data needs an Art. 10 authorisation"
+          : ""),
       retention: g.subject.retention,
       transfers: outside.length > 0
-        ? `Suggested: transfer to a third country — ${outside.map((r) => `${r.id} is hosted in ${r.region}`).join("; ")}; needs an Art. 45 adequacy decision or Art. 46 safeguards (e.g. SCCs)`
+        ? `Suggested: transfer to a third country — ${
+          outside.map((r) => `${r.id} is hosted in ${r.region}`).join("; ")
+        }; needs an Art. 45 adequacy decision or Art. 46 safeguards (e.g. SCCs)`
         : unknown.length > 0
-        ? `Unknown: hosting region not recorded for ${unknown.map((r) => r.id).join(", ")} (add --region to the source); none suggested otherwise`
+        ? `Unknown: hosting region not recorded for ${
+          unknown.map((r) => r.id).join(", ")
+        } (add --region to the source); none suggested otherwise`
         : "None suggested: every system is hosted in the EEA"
     }
     const base = { datasets, dataCategories, special, criminal }
@@ -269,7 +535,11 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
     return {
       key: g.key,
       name: g.anchor !== null ? `Personal data of ${subjectsLabel.toLowerCase()} (${g.source})` : subjectsLabel,
-      description: `Personal data${g.anchor !== null ? ` about ${subjectsLabel.toLowerCase()}` : ""} held in ${g.source} (${names.slice(0, 6).join(", ")}${names.length > 6 ? `, and ${names.length - 6} more` : ""}).`,
+      description: `Personal data${
+        g.anchor !== null ? ` about ${subjectsLabel.toLowerCase()}` : ""
+      } held in ${g.source} (${names.slice(0, 6).join(", ")}${
+        names.length > 6 ? `, and ${names.length - 6} more` : ""
+      }).`,
       systems,
       datasets,
       dataSubjects: g.anchor !== null ? [subjectsLabel] : ["To be determined"],
@@ -277,7 +547,12 @@ export const draftRopa = (input: RopaInput): RopaDraft => {
       special,
       criminal,
       recipients: [],
-      legal: { purpose: field("purpose"), lawfulBasis: field("lawfulBasis"), retention: field("retention"), transfers: field("transfers") }
+      legal: {
+        purpose: field("purpose"),
+        lawfulBasis: field("lawfulBasis"),
+        retention: field("retention"),
+        transfers: field("transfers")
+      }
     }
   })
   return {

@@ -26,11 +26,13 @@ export const secretIsSet = (env: Readonly<Record<string, string | undefined>>, r
  * What a source's connection variable holds, without reading it out: a value, the placeholder that
  * `catalog add` wrote (not usable yet), or nothing. Resolution order as in `resolve`.
  */
-export const secretState = (env: Readonly<Record<string, string | undefined>>, ref: string): "set" | "placeholder" | "missing" => {
+export const secretState = (
+  env: Readonly<Record<string, string | undefined>>,
+  ref: string
+): "set" | "placeholder" | "missing" => {
   const value = secretVariables(ref).map((v) => env[v] ?? "").find((v) => v !== "")
   return value === undefined ? "missing" : isPlaceholder(value.trim()) ? "placeholder" : "set"
 }
-
 
 export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
   effect: Effect.gen(function*() {
@@ -42,7 +44,8 @@ export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
         if (!required) return null
         return yield* new SecretUnresolved({
           message: `Source "${source.id}" has no connectionRef.`,
-          fix: `Add connectionRef: <ENV_VAR_NAME> to source "${source.id}" in catalog.yml and set that variable in .env.`,
+          fix:
+            `Add connectionRef: <ENV_VAR_NAME> to source "${source.id}" in catalog.yml and set that variable in .env.`,
           param: "connectionRef"
         })
       }
@@ -60,7 +63,9 @@ export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
       }
       return yield* new SecretUnresolved({
         message: `${ref} is not set (source "${source.id}").`,
-        fix: `Set ${ref} (or CATALOG_SECRET_${ref}) to the connection string, in the environment or in ${path.join(env.cwd, ".env")}.`,
+        fix: `Set ${ref} (or CATALOG_SECRET_${ref}) to the connection string, in the environment or in ${
+          path.join(env.cwd, ".env")
+        }.`,
         param: ref
       })
     })
@@ -82,10 +87,17 @@ export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
         } catch {
           return false
         }
-        if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(existing)) return false
+        if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(existing)) {
+          return false
+        }
         const sep = existing === "" || existing.endsWith("\n") ? "" : "\n"
         try {
-          writePrivateFile(file, `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${placeholderFor(kind)}"\n`)
+          writePrivateFile(
+            file,
+            `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${
+              placeholderFor(kind)
+            }"\n`
+          )
         } catch {
           return false
         }

@@ -5,15 +5,16 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
-import type { DatasetKind, RawColumn, RawDataset, RawEdge, ColumnVerdict, ClassValue } from "../domain/Metadata.js"
+import type { ClassValue, ColumnVerdict, DatasetKind, RawColumn, RawDataset, RawEdge } from "../domain/Metadata.js"
 import { NodeSqliteClient } from "../layers/NodeSqlite.js"
-import type { AnnotationRow } from "./Ropa.js"
 import type { RedactedText } from "./Redact.js"
+import type { AnnotationRow } from "./Ropa.js"
 
 // ── identifiers ──────────────────────────────────────────────────────────────────────────────
 const enc = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F")
 /** `<source>/<schema>/<table>`, a `/` inside a name percent-encoded. */
-export const datasetId = (source: string, schema: string, name: string): string => `${enc(source)}/${enc(schema)}/${enc(name)}`
+export const datasetId = (source: string, schema: string, name: string): string =>
+  `${enc(source)}/${enc(schema)}/${enc(name)}`
 export const columnId = (dataset: string, column: string): string => `${dataset}/${enc(column)}`
 const dec = (s: string) => s.replace(/%2F/gi, "/").replace(/%25/g, "%")
 /** The dataset id and column name a column id is made of. */
@@ -149,7 +150,9 @@ export type SourceOutcome =
     /** Same metadata and classifier as the last successful scan: only estimates and reachability are refreshed. */
     readonly _tag: "Unchanged"
     readonly serverVersion: string | null
-    readonly estimates: ReadonlyArray<{ readonly id: string; readonly estimate: number | null; readonly source: string }>
+    readonly estimates: ReadonlyArray<
+      { readonly id: string; readonly estimate: number | null; readonly source: string }
+    >
   }
   | SourceBase & {
     readonly _tag: "Failed"
@@ -176,7 +179,13 @@ const fingerprint = (ds: RawDataset, verdicts: ReadonlyArray<ColumnVerdict>): st
   h.update(`${ds.kind}\u0001${ds.comment ?? ""}\u0001`)
   ds.columns.forEach((c, i) => {
     const v = verdicts[i]!
-    h.update(`${c.name}\u0002${c.type}\u0002${c.nullable ? 1 : 0}\u0002${c.comment ?? ""}\u0002${c.isPrimaryKey ? 1 : 0}\u0002${c.references ? `${c.references.schema}.${c.references.table}.${c.references.column}` : ""}\u0002${v.value}\u0002${v.rule}\u0002${v.confidence}\u0002${v.category ?? ""}\u0003`)
+    h.update(
+      `${c.name}\u0002${c.type}\u0002${c.nullable ? 1 : 0}\u0002${c.comment ?? ""}\u0002${
+        c.isPrimaryKey ? 1 : 0
+      }\u0002${
+        c.references ? `${c.references.schema}.${c.references.table}.${c.references.column}` : ""
+      }\u0002${v.value}\u0002${v.rule}\u0002${v.confidence}\u0002${v.category ?? ""}\u0003`
+    )
   })
   for (const d of ds.dependsOn) h.update(`${d.schema}.${d.name};`)
   return h.digest("base64")
@@ -191,25 +200,116 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   /** Changes whenever another connection commits (a scan, a correction): a cheap staleness check for caches. */
   readonly dataVersion: Effect.Effect<string, SqlError.SqlError>
   readonly sources: Effect.Effect<ReadonlyArray<SourceRow>, SqlError.SqlError>
-  readonly datasets: Effect.Effect<ReadonlyArray<DatasetRow & { readonly columns: number; readonly personal: number; readonly special: number; readonly criminal: number }>, SqlError.SqlError>
+  readonly datasets: Effect.Effect<
+    ReadonlyArray<
+      DatasetRow & {
+        readonly columns: number
+        readonly personal: number
+        readonly special: number
+        readonly criminal: number
+      }
+    >,
+    SqlError.SqlError
+  >
   readonly dataset: (id: string) => Effect.Effect<DatasetRow | null, SqlError.SqlError>
   readonly columnsOf: (datasetId: string) => Effect.Effect<ReadonlyArray<ColumnRow>, SqlError.SqlError>
   readonly column: (id: string) => Effect.Effect<ColumnRow | null, SqlError.SqlError>
   /** What search needs of the columns of several datasets (no evidence, no sort): one light query. */
-  readonly searchColumnsOf: (datasetIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly dataset_id: string; readonly name: string; readonly type: string; readonly comment: string | null; readonly m_value: ClassValue; readonly m_category: string | null; readonly o_value: ClassValue | null }>, SqlError.SqlError>
+  readonly searchColumnsOf: (
+    datasetIds: ReadonlyArray<string>
+  ) => Effect.Effect<
+    ReadonlyArray<
+      {
+        readonly id: string
+        readonly dataset_id: string
+        readonly name: string
+        readonly type: string
+        readonly comment: string | null
+        readonly m_value: ClassValue
+        readonly m_category: string | null
+        readonly o_value: ClassValue | null
+      }
+    >,
+    SqlError.SqlError
+  >
   readonly classCounts: Effect.Effect<Array<{ readonly value: ClassValue; readonly n: number }>, SqlError.SqlError>
   /** Every column whose effective class is not `not`, with what the RoPA draft needs. */
-  readonly ropaColumns: Effect.Effect<ReadonlyArray<{ readonly dataset_id: string; readonly source_id: string; readonly schema_name: string; readonly table_name: string; readonly kind: string; readonly name: string; readonly value: ClassValue; readonly category: string | null; readonly is_pk: number; readonly ref: string | null }>, SqlError.SqlError>
+  readonly ropaColumns: Effect.Effect<
+    ReadonlyArray<
+      {
+        readonly dataset_id: string
+        readonly source_id: string
+        readonly schema_name: string
+        readonly table_name: string
+        readonly kind: string
+        readonly name: string
+        readonly value: ClassValue
+        readonly category: string | null
+        readonly is_pk: number
+        readonly ref: string | null
+      }
+    >,
+    SqlError.SqlError
+  >
   readonly annotations: Effect.Effect<ReadonlyArray<AnnotationRow>, SqlError.SqlError>
-  readonly doraCells: Effect.Effect<ReadonlyArray<{ readonly table_code: string; readonly row_key: string; readonly column_code: string; readonly value: string; readonly by: string; readonly at: string }>, SqlError.SqlError>
-  readonly descriptions: Effect.Effect<ReadonlyArray<{ readonly entity_id: string; readonly text: string; readonly drafted: number; readonly by: string; readonly at: string }>, SqlError.SqlError>
-  readonly methodCounts: Effect.Effect<ReadonlyArray<{ readonly method: string; readonly n: number }>, SqlError.SqlError>
+  readonly doraCells: Effect.Effect<
+    ReadonlyArray<
+      {
+        readonly table_code: string
+        readonly row_key: string
+        readonly column_code: string
+        readonly value: string
+        readonly by: string
+        readonly at: string
+      }
+    >,
+    SqlError.SqlError
+  >
+  readonly descriptions: Effect.Effect<
+    ReadonlyArray<
+      {
+        readonly entity_id: string
+        readonly text: string
+        readonly drafted: number
+        readonly by: string
+        readonly at: string
+      }
+    >,
+    SqlError.SqlError
+  >
+  readonly methodCounts: Effect.Effect<
+    ReadonlyArray<{ readonly method: string; readonly n: number }>,
+    SqlError.SqlError
+  >
   readonly overrideStats: Effect.Effect<{ readonly overrides: number; readonly drift: number }, SqlError.SqlError>
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, SqlError.SqlError>
-  readonly changes: (opts: { readonly sinceSeq?: number; readonly sinceAt?: string; readonly limit: number }) => Effect.Effect<{ readonly rows: ReadonlyArray<ChangeRow>; readonly total: number }, SqlError.SqlError>
+  readonly changes: (
+    opts: { readonly sinceSeq?: number; readonly sinceAt?: string; readonly limit: number }
+  ) => Effect.Effect<{ readonly rows: ReadonlyArray<ChangeRow>; readonly total: number }, SqlError.SqlError>
   readonly glossary: Effect.Effect<ReadonlyArray<GlossaryRow>, SqlError.SqlError>
-  readonly searchDatasets: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly score: number; readonly kind: string; readonly schema_name: string; readonly name: string; readonly comment: string | null }>, SqlError.SqlError>
-  readonly searchGlossary: (match: string, limit: number) => Effect.Effect<ReadonlyArray<{ readonly term: string; readonly definition: string; readonly score: number }>, SqlError.SqlError>
+  readonly searchDatasets: (
+    match: string,
+    limit: number
+  ) => Effect.Effect<
+    ReadonlyArray<
+      {
+        readonly id: string
+        readonly score: number
+        readonly kind: string
+        readonly schema_name: string
+        readonly name: string
+        readonly comment: string | null
+      }
+    >,
+    SqlError.SqlError
+  >
+  readonly searchGlossary: (
+    match: string,
+    limit: number
+  ) => Effect.Effect<
+    ReadonlyArray<{ readonly term: string; readonly definition: string; readonly score: number }>,
+    SqlError.SqlError
+  >
 }>() {}
 
 /** Reads and writes: the CLI's store. */
@@ -217,9 +317,23 @@ export class Store extends Context.Tag("catalog/Store")<Store, {
   readonly knownSources: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
   /** The raw fingerprint of each source's last successful scan. */
   readonly sourceFingerprints: Effect.Effect<ReadonlyMap<string, string>, SqlError.SqlError>
-  readonly commitScan: (input: { readonly startedAt: string; readonly outcomes: ReadonlyArray<SourceOutcome>; readonly removedSources: ReadonlyArray<string>; readonly by: string }) => Effect.Effect<ScanSummary, SqlError.SqlError>
-  readonly setOverride: (columnId: string, value: ClassValue, by: string) => Effect.Effect<{ readonly previous: ClassValue }, SqlError.SqlError>
-  readonly clearOverride: (columnId: string, by: string) => Effect.Effect<{ readonly cleared: boolean; readonly restored: ClassValue }, SqlError.SqlError>
+  readonly commitScan: (
+    input: {
+      readonly startedAt: string
+      readonly outcomes: ReadonlyArray<SourceOutcome>
+      readonly removedSources: ReadonlyArray<string>
+      readonly by: string
+    }
+  ) => Effect.Effect<ScanSummary, SqlError.SqlError>
+  readonly setOverride: (
+    columnId: string,
+    value: ClassValue,
+    by: string
+  ) => Effect.Effect<{ readonly previous: ClassValue }, SqlError.SqlError>
+  readonly clearOverride: (
+    columnId: string,
+    by: string
+  ) => Effect.Effect<{ readonly cleared: boolean; readonly restored: ClassValue }, SqlError.SqlError>
   readonly removeSource: (id: string, by: string) => Effect.Effect<{ readonly datasets: number }, SqlError.SqlError>
   /** A legal-field fill (`suggested`) or confirmation, with a change-log entry attributed to `by`. */
   readonly setAnnotation: (row: AnnotationRow) => Effect.Effect<void, SqlError.SqlError>
@@ -231,11 +345,16 @@ export const StoreReaderLive = Layer.effect(
   StoreReader,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const COLS = sql`c.id, c.dataset_id, c.position, c.name, c.type, c.nullable, c.comment, c.is_pk, c.ref, c.m_value, c.m_rule, c.m_confidence, c.m_method, c.m_category, c.m_evidence, o.value AS o_value, o.by AS o_by, o.at AS o_at`
+    const COLS =
+      sql`c.id, c.dataset_id, c.position, c.name, c.type, c.nullable, c.comment, c.is_pk, c.ref, c.m_value, c.m_rule, c.m_confidence, c.m_method, c.m_category, c.m_evidence, o.value AS o_value, o.by AS o_by, o.at AS o_at`
     return StoreReader.of({
       lastScan: sql<ScanRow>`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
-      dataVersion: sql<{ data_version: number }>`PRAGMA data_version`.pipe(Effect.map((r) => String(r[0]?.data_version ?? 0))),
-      sources: sql<SourceRow>`SELECT s.*, (SELECT count(*) FROM datasets d WHERE d.source_id = s.id) AS datasets FROM sources s ORDER BY s.id`,
+      dataVersion: sql<{ data_version: number }>`PRAGMA data_version`.pipe(
+        Effect.map((r) => String(r[0]?.data_version ?? 0))
+      ),
+      sources: sql<
+        SourceRow
+      >`SELECT s.*, (SELECT count(*) FROM datasets d WHERE d.source_id = s.id) AS datasets FROM sources s ORDER BY s.id`,
       datasets: sql`
         SELECT d.rowid, d.*, count(c.id) AS columns,
           sum(coalesce(o.value, c.m_value) = 'personal') AS personal,
@@ -243,30 +362,56 @@ export const StoreReaderLive = Layer.effect(
           sum(coalesce(o.value, c.m_value) = 'criminal') AS criminal
         FROM datasets d LEFT JOIN columns c ON c.dataset_id = d.id LEFT JOIN overrides o ON o.column_id = c.id
         GROUP BY d.id ORDER BY d.id`,
-      dataset: (id) => sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
-      columnsOf: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
-      searchColumnsOf: (ids) => ids.length === 0 ? Effect.succeed([]) : sql`SELECT c.id, c.dataset_id, c.name, c.type, c.comment, c.m_value, c.m_category, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${sql.in("c.dataset_id", ids)}`,
-      column: (id) => sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(id).datasetId} AND c.name = ${splitColumnId(id).name} AND c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
-      classCounts: sql<{ value: ClassValue; n: number }>`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`.pipe(Effect.map((r) => [...r])),
+      dataset: (id) =>
+        sql<DatasetRow>`SELECT rowid, * FROM datasets WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
+      columnsOf: (id) =>
+        sql<
+          ColumnRow
+        >`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${id} ORDER BY c.position`,
+      searchColumnsOf: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT c.id, c.dataset_id, c.name, c.type, c.comment, c.m_value, c.m_category, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE ${
+            sql.in("c.dataset_id", ids)
+          }`,
+      column: (id) =>
+        sql<ColumnRow>`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${
+          splitColumnId(id).datasetId
+        } AND c.name = ${splitColumnId(id).name} AND c.id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
+      classCounts: sql<
+        { value: ClassValue; n: number }
+      >`SELECT coalesce(o.value, c.m_value) AS value, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1`
+        .pipe(Effect.map((r) => [...r])),
       ropaColumns: sql`
         SELECT c.dataset_id, d.source_id, d.schema_name, d.name AS table_name, d.kind, c.name, coalesce(o.value, c.m_value) AS value,
           CASE WHEN o.value IS NULL OR o.value = c.m_value THEN c.m_category ELSE o.value END AS category, c.is_pk, c.ref
         FROM columns c JOIN datasets d ON d.id = c.dataset_id LEFT JOIN overrides o ON o.column_id = c.id
         WHERE coalesce(o.value, c.m_value) <> 'not' ORDER BY c.dataset_id, c.position`,
       annotations: sql<AnnotationRow>`SELECT * FROM annotations ORDER BY activity_key, field`,
-      doraCells: sql`SELECT table_code, row_key, column_code, value, by, at FROM dora_cells ORDER BY table_code, row_key, column_code`,
+      doraCells:
+        sql`SELECT table_code, row_key, column_code, value, by, at FROM dora_cells ORDER BY table_code, row_key, column_code`,
       descriptions: sql`SELECT entity_id, text, drafted, by, at FROM descriptions ORDER BY entity_id`,
-      methodCounts: sql<{ method: string; n: number }>`SELECT CASE WHEN o.value IS NULL THEN c.m_method ELSE 'human' END AS method, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1 ORDER BY 1`,
-      overrideStats: sql<{ overrides: number; drift: number }>`SELECT count(*) AS overrides, coalesce(sum(o.value <> c.m_value), 0) AS drift FROM overrides o JOIN columns c ON c.id = o.column_id`.pipe(Effect.map((r) => r[0] ?? { overrides: 0, drift: 0 })),
+      methodCounts: sql<
+        { method: string; n: number }
+      >`SELECT CASE WHEN o.value IS NULL THEN c.m_method ELSE 'human' END AS method, count(*) AS n FROM columns c LEFT JOIN overrides o ON o.column_id = c.id GROUP BY 1 ORDER BY 1`,
+      overrideStats: sql<
+        { overrides: number; drift: number }
+      >`SELECT count(*) AS overrides, coalesce(sum(o.value <> c.m_value), 0) AS drift FROM overrides o JOIN columns c ON c.id = o.column_id`
+        .pipe(Effect.map((r) => r[0] ?? { overrides: 0, drift: 0 })),
       edges: (id) => {
-        const base = sql`SELECT l.*, (SELECT count(*) FROM datasets WHERE id = l.from_id) AS from_known, (SELECT count(*) FROM datasets WHERE id = l.to_id) AS to_known FROM lineage l`
+        const base =
+          sql`SELECT l.*, (SELECT count(*) FROM datasets WHERE id = l.from_id) AS from_known, (SELECT count(*) FROM datasets WHERE id = l.to_id) AS to_known FROM lineage l`
         return id === undefined
           ? sql<EdgeRow>`${base} ORDER BY l.from_id, l.to_id, l.origin`
           : sql<EdgeRow>`${base} WHERE l.from_id = ${id} OR l.to_id = ${id} ORDER BY l.from_id, l.to_id, l.origin`
       },
       changes: ({ limit, sinceAt, sinceSeq }) =>
         Effect.gen(function*() {
-          const where = sinceSeq !== undefined ? sql`WHERE seq > ${sinceSeq}` : sinceAt !== undefined ? sql`WHERE at > ${sinceAt}` : sql``
+          const where = sinceSeq !== undefined
+            ? sql`WHERE seq > ${sinceSeq}`
+            : sinceAt !== undefined
+            ? sql`WHERE at > ${sinceAt}`
+            : sql``
           const rows = yield* sql<ChangeRow>`SELECT * FROM changes ${where} ORDER BY seq DESC LIMIT ${limit}`
           const total = yield* sql<{ n: number }>`SELECT count(*) AS n FROM changes ${where}`
           return { rows, total: total[0]?.n ?? 0 }
@@ -296,12 +441,22 @@ export const StoreLive = Layer.effect(
     const commitScan: Store["Type"]["commitScan"] = ({ by, outcomes, removedSources, startedAt }) =>
       sql.withTransaction(raw.withDb((db) => {
         const at = now()
-        const scanRes = db.prepare("INSERT INTO scans (started_at, finished_at, sources_total, sources_ok, changes) VALUES (?, ?, ?, ?, 0)")
+        const scanRes = db.prepare(
+          "INSERT INTO scans (started_at, finished_at, sources_total, sources_ok, changes) VALUES (?, ?, ?, ?, 0)"
+        )
           .run(startedAt, at, outcomes.length, outcomes.filter((o) => o._tag !== "Failed").length)
         const scanId = Number(scanRes.lastInsertRowid)
-        const logStmt = db.prepare("INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        const logStmt = db.prepare(
+          "INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
         let changes = 0
-        const log = (kind: string, entity: string, source: string | null, detail: object, who: string | null = null) => {
+        const log = (
+          kind: string,
+          entity: string,
+          source: string | null,
+          detail: object,
+          who: string | null = null
+        ) => {
           logStmt.run(at, scanId, kind, entity, source, JSON.stringify(detail), who)
           changes++
         }
@@ -310,19 +465,29 @@ export const StoreLive = Layer.effect(
         const delCols = db.prepare("DELETE FROM columns WHERE dataset_id = ?")
         const delFts = db.prepare("DELETE FROM search_fts WHERE rowid = ?")
         const delDs = db.prepare("DELETE FROM datasets WHERE id = ?")
-        const insDs = db.prepare("INSERT INTO datasets (id, source_id, schema_name, name, kind, comment, row_estimate, row_estimate_source, fingerprint, first_seen_at, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        const updDs = db.prepare("UPDATE datasets SET kind = ?, comment = ?, row_estimate = ?, row_estimate_source = ?, fingerprint = ?, scanned_at = ? WHERE id = ?")
-        const updEst = db.prepare("UPDATE datasets SET row_estimate = ?, row_estimate_source = ?, scanned_at = ? WHERE id = ?")
-        const insCol = db.prepare("INSERT INTO columns (id, dataset_id, position, name, type, nullable, comment, is_pk, ref, m_value, m_rule, m_confidence, m_method, m_category, m_evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        const insDs = db.prepare(
+          "INSERT INTO datasets (id, source_id, schema_name, name, kind, comment, row_estimate, row_estimate_source, fingerprint, first_seen_at, scanned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        const updDs = db.prepare(
+          "UPDATE datasets SET kind = ?, comment = ?, row_estimate = ?, row_estimate_source = ?, fingerprint = ?, scanned_at = ? WHERE id = ?"
+        )
+        const updEst = db.prepare(
+          "UPDATE datasets SET row_estimate = ?, row_estimate_source = ?, scanned_at = ? WHERE id = ?"
+        )
+        const insCol = db.prepare(
+          "INSERT INTO columns (id, dataset_id, position, name, type, nullable, comment, is_pk, ref, m_value, m_rule, m_confidence, m_method, m_category, m_evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
         const insFts = db.prepare("INSERT INTO search_fts (rowid, title, columns, body) VALUES (?, ?, ?, ?)")
         const setFingerprint = db.prepare("UPDATE sources SET raw_fingerprint = ? WHERE id = ?")
         const selCols = db.prepare("SELECT id, name, type, m_value, m_rule FROM columns WHERE dataset_id = ?")
-        const upSource = db.prepare(`INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at)
+        const upSource = db.prepare(
+          `INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, driver = excluded.driver, label = excluded.label, region = excluded.region,
             user_authored = excluded.user_authored, status = excluded.status, error_code = excluded.error_code, error_message = excluded.error_message,
             server_version = coalesce(excluded.server_version, sources.server_version), last_attempt_at = excluded.last_attempt_at,
-            last_ok_at = coalesce(excluded.last_ok_at, sources.last_ok_at)`)
+            last_ok_at = coalesce(excluded.last_ok_at, sources.last_ok_at)`
+        )
 
         const dropDataset = (id: string, rowid: number, source: string) => {
           delCols.run(id)
@@ -333,7 +498,9 @@ export const StoreLive = Layer.effect(
         }
 
         for (const sid of removedSources) {
-          const rows = db.prepare("SELECT id, rowid FROM datasets WHERE source_id = ?").all(sid) as Array<{ id: string; rowid: number }>
+          const rows = db.prepare("SELECT id, rowid FROM datasets WHERE source_id = ?").all(sid) as Array<
+            { id: string; rowid: number }
+          >
           for (const r of rows) dropDataset(r.id, r.rowid, sid)
           db.prepare("DELETE FROM lineage WHERE source_id = ? AND origin <> 'user'").run(sid)
           db.prepare("DELETE FROM sources WHERE id = ?").run(sid)
@@ -344,25 +511,87 @@ export const StoreLive = Layer.effect(
         const lineageOnly = (o: SourceOutcome) => (o._tag === "Scanned" && o.edges !== undefined ? 1 : 0)
         for (const o of [...outcomes].sort((a, b) => lineageOnly(a) - lineageOnly(b))) {
           if (o._tag === "Failed") {
-            upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, o.status, o.errorCode, o.errorMessage, null, at, null)
+            upSource.run(
+              o.id,
+              o.kind,
+              o.driver,
+              o.label,
+              o.region,
+              o.userAuthored ? 1 : 0,
+              o.status,
+              o.errorCode,
+              o.errorMessage,
+              null,
+              at,
+              null
+            )
             continue
           }
           if (o._tag === "Unchanged") {
-            upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, "ok", null, null, o.serverVersion, at, at)
-            const known = new Map((db.prepare("SELECT id, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(o.id) as Array<{ id: string; row_estimate: number | null; row_estimate_source: string }>).map((r) => [r.id, r]))
+            upSource.run(
+              o.id,
+              o.kind,
+              o.driver,
+              o.label,
+              o.region,
+              o.userAuthored ? 1 : 0,
+              "ok",
+              null,
+              null,
+              o.serverVersion,
+              at,
+              at
+            )
+            const known = new Map(
+              (db.prepare("SELECT id, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(
+                o.id
+              ) as Array<{ id: string; row_estimate: number | null; row_estimate_source: string }>).map((
+                r
+              ) => [r.id, r])
+            )
             for (const e of o.estimates) {
               const k = known.get(e.id)
-              if (k && (k.row_estimate !== e.estimate || k.row_estimate_source !== e.source)) updEst.run(e.estimate, e.source, at, e.id)
+              if (k && (k.row_estimate !== e.estimate || k.row_estimate_source !== e.source)) {
+                updEst.run(e.estimate, e.source, at, e.id)
+              }
             }
             unchanged += o.estimates.length
             continue
           }
           const isNewSource = db.prepare("SELECT 1 FROM sources WHERE id = ?").get(o.id) === undefined
-          upSource.run(o.id, o.kind, o.driver, o.label, o.region, o.userAuthored ? 1 : 0, "ok", null, null, o.serverVersion, at, at)
+          upSource.run(
+            o.id,
+            o.kind,
+            o.driver,
+            o.label,
+            o.region,
+            o.userAuthored ? 1 : 0,
+            "ok",
+            null,
+            null,
+            o.serverVersion,
+            at,
+            at
+          )
           setFingerprint.run(o.rawFingerprint, o.id)
           if (isNewSource) log("source.added", o.id, o.id, { kind: o.kind })
-          const previous = new Map<string, { rowid: number; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>()
-          for (const r of db.prepare("SELECT rowid, id, fingerprint, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?").all(o.id) as Array<{ rowid: number; id: string; fingerprint: string; row_estimate: number | null; row_estimate_source: string }>) {
+          const previous = new Map<
+            string,
+            { rowid: number; fingerprint: string; row_estimate: number | null; row_estimate_source: string }
+          >()
+          for (
+            const r of db.prepare(
+              "SELECT rowid, id, fingerprint, row_estimate, row_estimate_source FROM datasets WHERE source_id = ?"
+            ).all(o.id) as Array<
+              {
+                rowid: number
+                id: string
+                fingerprint: string
+                row_estimate: number | null
+                row_estimate_source: string
+              }
+            >
+          ) {
             previous.set(r.id, r)
           }
           const seen = new Set<string>()
@@ -375,13 +604,19 @@ export const StoreLive = Layer.effect(
             const prev = previous.get(id)
             if (prev && prev.fingerprint === fp) {
               unchanged++
-              if (prev.row_estimate !== ds.rowEstimate || prev.row_estimate_source !== ds.rowEstimateSource) updEst.run(ds.rowEstimate, ds.rowEstimateSource, at, id)
+              if (prev.row_estimate !== ds.rowEstimate || prev.row_estimate_source !== ds.rowEstimateSource) {
+                updEst.run(ds.rowEstimate, ds.rowEstimateSource, at, id)
+              }
               return
             }
             let rowid: number
             if (prev) {
               changed++
-              const before = new Map((selCols.all(id) as Array<{ id: string; name: string; type: string; m_value: ClassValue; m_rule: string }>).map((c) => [c.name, c]))
+              const before = new Map(
+                (selCols.all(id) as Array<
+                  { id: string; name: string; type: string; m_value: ClassValue; m_rule: string }
+                >).map((c) => [c.name, c])
+              )
               const after = new Set(ds.columns.map((c) => c.name))
               ds.columns.forEach((c, j) => {
                 const b = before.get(c.name)
@@ -405,13 +640,43 @@ export const StoreLive = Layer.effect(
               added++
               const personal = verdicts.filter((v) => v.value !== "not").length
               log("dataset.added", id, o.id, { kind: ds.kind, columns: ds.columns.length, personal })
-              rowid = Number(insDs.run(id, o.id, ds.schema, ds.name, ds.kind, ds.comment, ds.rowEstimate, ds.rowEstimateSource, fp, at, at).lastInsertRowid)
+              rowid = Number(
+                insDs.run(
+                  id,
+                  o.id,
+                  ds.schema,
+                  ds.name,
+                  ds.kind,
+                  ds.comment,
+                  ds.rowEstimate,
+                  ds.rowEstimateSource,
+                  fp,
+                  at,
+                  at
+                ).lastInsertRowid
+              )
             }
             const names: Array<string> = []
             const comments: Array<string> = ds.comment ? [ds.comment] : []
             ds.columns.forEach((c, j) => {
               const v = verdicts[j]!
-              insCol.run(columnId(id, c.name), id, c.position, c.name, c.type, c.nullable ? 1 : 0, c.comment, c.isPrimaryKey ? 1 : 0, colRef(o.id, c), v.value, v.rule, v.confidence, v.method, v.category, JSON.stringify(v.evidence))
+              insCol.run(
+                columnId(id, c.name),
+                id,
+                c.position,
+                c.name,
+                c.type,
+                c.nullable ? 1 : 0,
+                c.comment,
+                c.isPrimaryKey ? 1 : 0,
+                colRef(o.id, c),
+                v.value,
+                v.rule,
+                v.confidence,
+                v.method,
+                v.category,
+                JSON.stringify(v.evidence)
+              )
               const words = searchWords(c.name)
               names.push(c.name === words ? c.name : `${c.name} ${words}`)
               if (c.comment) comments.push(c.comment)
@@ -422,8 +687,14 @@ export const StoreLive = Layer.effect(
 
           // Scan and dbt lineage is regenerated: stale edges disappear, user edges are never touched.
           const origin = o.edges !== undefined ? "dbt" : "scan"
-          const oldEdges = new Set((db.prepare("SELECT id FROM lineage WHERE source_id = ? AND origin = ?").all(o.id, origin) as Array<{ id: string }>).map((r) => r.id))
-          const insEdge = db.prepare("INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (?, ?, ?, ?, ?, ?, NULL)")
+          const oldEdges = new Set(
+            (db.prepare("SELECT id FROM lineage WHERE source_id = ? AND origin = ?").all(o.id, origin) as Array<
+              { id: string }
+            >).map((r) => r.id)
+          )
+          const insEdge = db.prepare(
+            "INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (?, ?, ?, ?, ?, ?, NULL)"
+          )
           const delEdge = db.prepare("DELETE FROM lineage WHERE id = ?")
           const newEdges = new Set<string>()
           const addEdge = (from: string, to: string) => {
@@ -438,7 +709,11 @@ export const StoreLive = Layer.effect(
           }
           if (o.edges !== undefined) {
             // Manifest names may differ in case from the scanned ones (Snowflake upper-cases); resolve to the scanned id.
-            const known = new Map((db.prepare("SELECT id FROM datasets").all() as Array<{ id: string }>).map((r) => [r.id.toLowerCase(), r.id]))
+            const known = new Map(
+              (db.prepare("SELECT id FROM datasets").all() as Array<{ id: string }>).map((
+                r
+              ) => [r.id.toLowerCase(), r.id])
+            )
             const resolve = (id: string) => known.get(id.toLowerCase()) ?? id
             for (const e of o.edges) addEdge(resolve(e.from), resolve(e.to))
           }
@@ -446,31 +721,47 @@ export const StoreLive = Layer.effect(
         }
         db.prepare("UPDATE scans SET changes = ? WHERE id = ?").run(changes, scanId)
         const personalBySource: Record<string, number> = {}
-        for (const r of db.prepare(`SELECT d.source_id AS s, count(*) AS n FROM columns c JOIN datasets d ON d.id = c.dataset_id
-          LEFT JOIN overrides o ON o.column_id = c.id WHERE coalesce(o.value, c.m_value) <> 'not' GROUP BY 1`).all() as Array<{ s: string; n: number }>) personalBySource[r.s] = r.n
+        for (
+          const r of db.prepare(
+            `SELECT d.source_id AS s, count(*) AS n FROM columns c JOIN datasets d ON d.id = c.dataset_id
+          LEFT JOIN overrides o ON o.column_id = c.id WHERE coalesce(o.value, c.m_value) <> 'not' GROUP BY 1`
+          ).all() as Array<{ s: string; n: number }>
+        ) personalBySource[r.s] = r.n
         return { scanId, changes, added, dropped, changed, unchanged, reclassified, personalBySource }
       }))
 
     const setOverride: Store["Type"]["setOverride"] = (cid, value, by) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(cid).datasetId} AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
+        const rows = yield* sql<
+          { m_value: ClassValue; o_value: ClassValue | null }
+        >`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${
+          splitColumnId(cid).datasetId
+        } AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
         const prev = rows[0]
         const previous = prev?.o_value ?? prev?.m_value ?? "not"
         const at = now()
         yield* sql`INSERT INTO overrides (column_id, value, by, at) VALUES (${cid}, ${value}, ${by}, ${at}) ON CONFLICT(column_id) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`
         if (previous !== value || prev?.o_value === null) {
-          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'column.classified', ${cid}, NULL, ${JSON.stringify({ from: previous, to: value, machine: prev?.m_value ?? null })}, ${by})`
+          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'column.classified', ${cid}, NULL, ${
+            JSON.stringify({ from: previous, to: value, machine: prev?.m_value ?? null })
+          }, ${by})`
         }
         return { previous }
       }))
 
     const clearOverride: Store["Type"]["clearOverride"] = (cid, by) =>
       sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<{ m_value: ClassValue; o_value: ClassValue | null }>`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${splitColumnId(cid).datasetId} AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
+        const rows = yield* sql<
+          { m_value: ClassValue; o_value: ClassValue | null }
+        >`SELECT c.m_value, o.value AS o_value FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${
+          splitColumnId(cid).datasetId
+        } AND c.name = ${splitColumnId(cid).name} AND c.id = ${cid}`
         const r = rows[0]
         if (!r || r.o_value === null) return { cleared: false, restored: r?.m_value ?? "not" }
         yield* sql`DELETE FROM overrides WHERE column_id = ${cid}`
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'column.classification_cleared', ${cid}, NULL, ${JSON.stringify({ from: r.o_value, to: r.m_value })}, ${by})`
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'column.classification_cleared', ${cid}, NULL, ${
+          JSON.stringify({ from: r.o_value, to: r.m_value })
+        }, ${by})`
         return { cleared: true, restored: r.m_value }
       }))
 
@@ -484,27 +775,47 @@ export const StoreLive = Layer.effect(
         yield* sql`DELETE FROM lineage WHERE source_id = ${id} AND origin <> 'user'`
         const existed = yield* sql`DELETE FROM sources WHERE id = ${id} RETURNING id`
         if (existed.length > 0 || datasets > 0) {
-          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'source.removed', ${id}, ${id}, ${JSON.stringify({ datasets })}, ${by})`
+          yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'source.removed', ${id}, ${id}, ${
+            JSON.stringify({ datasets })
+          }, ${by})`
         }
         return { datasets }
       }))
 
-    const knownSources = sql<{ id: string }>`SELECT id FROM sources ORDER BY id`.pipe(Effect.map((r) => r.map((x) => x.id)))
-    const sourceFingerprints = sql<{ id: string; raw_fingerprint: string | null }>`SELECT id, raw_fingerprint FROM sources`.pipe(
-      Effect.map((r) => new Map(r.flatMap((x) => (x.raw_fingerprint !== null ? [[x.id, x.raw_fingerprint] as const] : []))))
+    const knownSources = sql<{ id: string }>`SELECT id FROM sources ORDER BY id`.pipe(
+      Effect.map((r) => r.map((x) => x.id))
+    )
+    const sourceFingerprints = sql<
+      { id: string; raw_fingerprint: string | null }
+    >`SELECT id, raw_fingerprint FROM sources`.pipe(
+      Effect.map((r) =>
+        new Map(r.flatMap((x) => (x.raw_fingerprint !== null ? [[x.id, x.raw_fingerprint] as const] : [])))
+      )
     )
     const setAnnotation: Store["Type"]["setAnnotation"] = (row) =>
       sql.withTransaction(Effect.gen(function*() {
-        const prev = yield* sql<{ value: string; status: string }>`SELECT value, status FROM annotations WHERE activity_key = ${row.activity_key} AND field = ${row.field}`
+        const prev = yield* sql<
+          { value: string; status: string }
+        >`SELECT value, status FROM annotations WHERE activity_key = ${row.activity_key} AND field = ${row.field}`
         yield* sql`INSERT INTO annotations (activity_key, field, value, status, by, at, confirmed_by, confirmed_at, basis)
           VALUES (${row.activity_key}, ${row.field}, ${row.value}, ${row.status}, ${row.by}, ${row.at}, ${row.confirmed_by}, ${row.confirmed_at}, ${row.basis})
           ON CONFLICT(activity_key, field) DO UPDATE SET value = excluded.value, status = excluded.status, by = excluded.by, at = excluded.at,
             confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at, basis = excluded.basis`
         const detail = { field: row.field, value: row.value, status: row.status, previous: prev[0] ?? null }
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${row.at}, NULL, ${row.status === "confirmed" ? "ropa.field_confirmed" : "ropa.field_filled"}, ${`${row.activity_key}.${row.field}`}, NULL, ${JSON.stringify(detail)}, ${row.by})`
+        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${row.at}, NULL, ${
+          row.status === "confirmed" ? "ropa.field_confirmed" : "ropa.field_filled"
+        }, ${`${row.activity_key}.${row.field}`}, NULL, ${JSON.stringify(detail)}, ${row.by})`
       }))
 
-    return Store.of({ knownSources, sourceFingerprints, setAnnotation, commitScan, setOverride, clearOverride, removeSource })
+    return Store.of({
+      knownSources,
+      sourceFingerprints,
+      setAnnotation,
+      commitScan,
+      setOverride,
+      clearOverride,
+      removeSource
+    })
   })
 )
 

@@ -3,10 +3,10 @@
  * Every corpus column has exactly one label row and every label row names a corpus column.
  * This checks the corpus, not the classifier.
  */
+import { parse } from "csv-parse/sync"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { parse } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
 import type { DatasetKind, RawDataset, RowEstimateSource } from "../../src/domain/Metadata.js"
 import { classValues } from "../../src/domain/Metadata.js"
@@ -96,7 +96,16 @@ describe("classifier evaluation corpus", () => {
     })
 
     it("matches the RawDataset / RawColumn shape", () => {
-      const datasetKeys = ["schema", "name", "kind", "comment", "rowEstimate", "rowEstimateSource", "columns", "dependsOn"]
+      const datasetKeys = [
+        "schema",
+        "name",
+        "kind",
+        "comment",
+        "rowEstimate",
+        "rowEstimateSource",
+        "columns",
+        "dependsOn"
+      ]
       const columnKeys = ["name", "type", "nullable", "position", "comment", "isPrimaryKey", "references"]
       const seen = new Set<string>()
       for (const d of corpus.datasets) {

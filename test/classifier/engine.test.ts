@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { ClassValue, ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
 import { classifySource, judgeSource, tokensOf } from "../../src/classifier/engine.js"
 import { createTokenizer, fold, splitRaw } from "../../src/classifier/tokenize.js"
-import { Classifier } from "../../src/services/Classifier.js"
+import type { ClassValue, ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
 import { ClassifierLive } from "../../src/layers/ClassifierLive.js"
+import { Classifier } from "../../src/services/Classifier.js"
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: a column is "name type" with optional flags: "pk", "fk:table.column", "comment:…".
@@ -43,7 +43,7 @@ const table = (name: string, columns: ReadonlyArray<string>, schema = "public"):
  * Judge a source by the rules and look verdicts up by `table.column`. These tests pin the rules; what the
  * second stage adds on top of them is tested in model.test.ts.
  */
-const run = (datasets: ReadonlyArray<RawDataset>): ((key: string) => ColumnVerdict) => {
+const run = (datasets: ReadonlyArray<RawDataset>): (key: string) => ColumnVerdict => {
   const verdicts = judgeSource(datasets)
   const index = new Map<string, ColumnVerdict>()
   datasets.forEach((ds, i) => ds.columns.forEach((c, j) => index.set(`${ds.name}.${c.name}`, verdicts[i]![j]!)))
@@ -129,7 +129,9 @@ describe("tokenize", () => {
 
 describe("issue examples", () => {
   it("passport is not a password", () => {
-    const get = run([table("users", ["id integer | pk", "passport varchar(20)", "password varchar(60)", "passport_number varchar(20)"])])
+    const get = run([
+      table("users", ["id integer | pk", "passport varchar(20)", "password varchar(60)", "passport_number varchar(20)"])
+    ])
     expect(get("users.passport")).toMatchObject({ value: "personal", category: "identifier.passport" })
     expect(get("users.passport_number")).toMatchObject({ value: "personal", category: "identifier.passport" })
     expect(get("users.password")).toMatchObject({ value: "personal", category: "credential.password" })
@@ -157,7 +159,15 @@ describe("issue examples", () => {
   })
 
   it("address in ip_address is an IP, not a postal address; inet is an IP address", () => {
-    const get = run([table("audit_events", ["id bigint | pk", "ip_address varchar(45)", "remote_addr inet", "client inet", "action text"])])
+    const get = run([
+      table("audit_events", [
+        "id bigint | pk",
+        "ip_address varchar(45)",
+        "remote_addr inet",
+        "client inet",
+        "action text"
+      ])
+    ])
     expect(get("audit_events.ip_address")).toMatchObject({ value: "personal", category: "online.ip" })
     expect(get("audit_events.remote_addr")).toMatchObject({ value: "personal", category: "online.ip" })
     expect(get("audit_events.client")).toMatchObject({ value: "personal", category: "online.ip" })
@@ -165,7 +175,13 @@ describe("issue examples", () => {
 
   it("email verification flags are not e-mail addresses", () => {
     const get = run([
-      table("users", ["id integer | pk", "email text", "is_email_verified boolean", "email_verified boolean", "email_verified_at timestamp"])
+      table("users", [
+        "id integer | pk",
+        "email text",
+        "is_email_verified boolean",
+        "email_verified boolean",
+        "email_verified_at timestamp"
+      ])
     ])
     expectClass(get("users.is_email_verified"), "not", "is_email_verified")
     expectClass(get("users.email_verified"), "not", "email_verified")
@@ -173,21 +189,37 @@ describe("issue examples", () => {
   })
 
   it("created_at is not personal; last_login_at on a users table is behaviour", () => {
-    const get = run([table("users", ["id integer | pk", "email text", "created_at timestamp", "updated_at timestamp", "last_login_at timestamp"])])
+    const get = run([
+      table("users", [
+        "id integer | pk",
+        "email text",
+        "created_at timestamp",
+        "updated_at timestamp",
+        "last_login_at timestamp"
+      ])
+    ])
     expectClass(get("users.created_at"), "not", "created_at")
     expectClass(get("users.updated_at"), "not", "updated_at")
     expect(get("users.last_login_at")).toMatchObject({ value: "personal", category: "behaviour.login" })
   })
 
   it("a patients table makes diagnosis special", () => {
-    const get = run([table("patients", ["id integer | pk", "full_name text", "diagnosis text", "blood_type varchar(3)"])])
+    const get = run([
+      table("patients", ["id integer | pk", "full_name text", "diagnosis text", "blood_type varchar(3)"])
+    ])
     expect(get("patients.diagnosis")).toMatchObject({ value: "special", category: "health.diagnosis" })
     expect(get("patients.blood_type").value).toBe("special")
   })
 
   it("conditions, screenings and treatments are health data in several languages", () => {
     const get = run([
-      table("pacientes", ["id integer | pk", "nombre text", "epilepsia text", "trastornos_ansiedad text", "ultima_mamografia text"]),
+      table("pacientes", [
+        "id integer | pk",
+        "nombre text",
+        "epilepsia text",
+        "trastornos_ansiedad text",
+        "ultima_mamografia text"
+      ]),
       table("members", ["id integer | pk", "first_name text", "vaccination_status text", "dementia_notes text"])
     ])
     expectAll(get, {
@@ -201,7 +233,10 @@ describe("issue examples", () => {
   })
 
   it("users.name is personal, products.name is not", () => {
-    const get = run([table("users", ["id integer | pk", "name text", "email text"]), table("products", ["id integer | pk", "name text", "price numeric"])])
+    const get = run([
+      table("users", ["id integer | pk", "name text", "email text"]),
+      table("products", ["id integer | pk", "name text", "price numeric"])
+    ])
     expect(get("users.name")).toMatchObject({ value: "personal", category: "identity.name" })
     expectClass(get("products.name"), "not", "products.name")
     expectClass(get("products.price"), "not", "products.price")
@@ -209,7 +244,15 @@ describe("issue examples", () => {
 
   it("first name + birth date + address in one table raise the whole table", () => {
     const get = run([
-      table("registrations", ["reg_id integer | pk", "first_name text", "birth_date date", "street text", "city text", "name text", "notes text"])
+      table("registrations", [
+        "reg_id integer | pk",
+        "first_name text",
+        "birth_date date",
+        "street text",
+        "city text",
+        "name text",
+        "notes text"
+      ])
     ])
     expectAll(get, {
       "registrations.reg_id": "personal",
@@ -222,10 +265,19 @@ describe("issue examples", () => {
   it("foreign keys to tables about people are personal; keys of other records are not", () => {
     const get = run([
       table("members", ["member_id integer | pk", "email text"]),
-      table("bookings", ["booking_id integer | pk", "member_id integer | fk:members.member_id", "room_id integer | fk:rooms.room_id", "amount numeric"]),
+      table("bookings", [
+        "booking_id integer | pk",
+        "member_id integer | fk:members.member_id",
+        "room_id integer | fk:rooms.room_id",
+        "amount numeric"
+      ]),
       table("rooms", ["room_id integer | pk", "name text", "floor integer"])
     ])
-    expect(get("bookings.member_id")).toMatchObject({ value: "personal", rule: "fk:person-table", method: "foreign-key" })
+    expect(get("bookings.member_id")).toMatchObject({
+      value: "personal",
+      rule: "fk:person-table",
+      method: "foreign-key"
+    })
     expectClass(get("bookings.room_id"), "not", "bookings.room_id")
     expectClass(get("bookings.booking_id"), "not", "bookings.booking_id")
     expectClass(get("bookings.amount"), "not", "transactional amount")
@@ -235,16 +287,34 @@ describe("issue examples", () => {
 
   it("author and editor ids are personal", () => {
     const get = run([
-      table("documents", ["id integer | pk", "title text", "created_by integer", "changed_by integer", "creator text", "last_update_by integer", "owner_id integer", "erstellt_von integer", "modifie_par integer"])
+      table("documents", [
+        "id integer | pk",
+        "title text",
+        "created_by integer",
+        "changed_by integer",
+        "creator text",
+        "last_update_by integer",
+        "owner_id integer",
+        "erstellt_von integer",
+        "modifie_par integer"
+      ])
     ])
-    for (const c of ["created_by", "changed_by", "creator", "last_update_by", "owner_id", "erstellt_von", "modifie_par"]) {
+    for (
+      const c of ["created_by", "changed_by", "creator", "last_update_by", "owner_id", "erstellt_von", "modifie_par"]
+    ) {
       expect(get(`documents.${c}`)).toMatchObject({ value: "personal", category: "identifier.author" })
     }
     expectClass(get("documents.title"), "not", "documents.title")
   })
 
   it("column comments are weaker evidence", () => {
-    const get = run([table("events", ["id integer | pk", "c7 varchar(100) | comment:The attendee's email address", "c8 varchar(10) | comment:Number of emails sent"])])
+    const get = run([
+      table("events", [
+        "id integer | pk",
+        "c7 varchar(100) | comment:The attendee's email address",
+        "c8 varchar(10) | comment:Number of emails sent"
+      ])
+    ])
     expect(get("events.c7")).toMatchObject({ value: "personal", method: "comment", category: "contact.email" })
     expect(get("events.c7").confidence).toBeLessThan(0.9)
     expectClass(get("events.c8"), "not", "events.c8")
@@ -257,7 +327,17 @@ describe("issue examples", () => {
       expect(v.rule.length).toBeGreaterThan(0)
       expect(v.confidence).toBeGreaterThan(0)
       expect(v.confidence).toBeLessThanOrEqual(1)
-      expect(["name-token", "name-phrase", "sql-type", "table-context", "foreign-key", "primary-key", "comment", "co-occurrence", "default"]).toContain(v.method)
+      expect([
+        "name-token",
+        "name-phrase",
+        "sql-type",
+        "table-context",
+        "foreign-key",
+        "primary-key",
+        "comment",
+        "co-occurrence",
+        "default"
+      ]).toContain(v.method)
       expect(v.evidence.length).toBeGreaterThan(0)
       expect(v.category === null).toBe(v.value === "not")
     }
@@ -291,7 +371,16 @@ describe("vetoes and markers", () => {
   })
 
   it("boolean, integer and numeric types veto names and free text", () => {
-    const get = run([table("people", ["id integer | pk", "first_name text", "last_name text", "nickname boolean", "notes integer", "bio numeric"])])
+    const get = run([
+      table("people", [
+        "id integer | pk",
+        "first_name text",
+        "last_name text",
+        "nickname boolean",
+        "notes integer",
+        "bio numeric"
+      ])
+    ])
     expectClass(get("people.nickname"), "not", "nickname boolean")
     expectClass(get("people.notes"), "not", "notes integer")
     expectClass(get("people.bio"), "not", "bio numeric")
@@ -299,7 +388,12 @@ describe("vetoes and markers", () => {
 
   it("bytea with a photo token in a person table is a photo; geometry at a person's address is a location", () => {
     const get = run([
-      table("staff", ["staff_id integer | pk", "first_name text", "picture bytea", "home_location geometry(Point,4326)"]),
+      table("staff", [
+        "staff_id integer | pk",
+        "first_name text",
+        "picture bytea",
+        "home_location geometry(Point,4326)"
+      ]),
       table("warehouses", ["id integer | pk", "name text", "location geometry(Point,4326)"])
     ])
     expect(get("staff.picture")).toMatchObject({ value: "personal", category: "identity.photo" })
@@ -309,8 +403,18 @@ describe("vetoes and markers", () => {
   })
 
   it("birth dates are personal in any date type, including year/month parts as integers", () => {
-    const get = run([table("person", ["person_id integer | pk", "year_of_birth integer", "month_of_birth integer", "birth_datetime timestamp", "dob date"])])
-    for (const c of ["year_of_birth", "month_of_birth", "birth_datetime", "dob"]) expect(get(`person.${c}`).category).toBe("identity.birth_date")
+    const get = run([
+      table("person", [
+        "person_id integer | pk",
+        "year_of_birth integer",
+        "month_of_birth integer",
+        "birth_datetime timestamp",
+        "dob date"
+      ])
+    ])
+    for (const c of ["year_of_birth", "month_of_birth", "birth_datetime", "dob"]) {
+      expect(get(`person.${c}`).category).toBe("identity.birth_date")
+    }
   })
 })
 
@@ -321,7 +425,16 @@ describe("vetoes and markers", () => {
 describe("table context", () => {
   it("organisations: their address and phone are not personal; contact persons are", () => {
     const get = run([
-      table("suppliers", ["supplier_id integer | pk", "company_name text", "contact_name text", "contact_title text", "address text", "city text", "phone text", "homepage text"])
+      table("suppliers", [
+        "supplier_id integer | pk",
+        "company_name text",
+        "contact_name text",
+        "contact_title text",
+        "address text",
+        "city text",
+        "phone text",
+        "homepage text"
+      ])
     ])
     expectAll(get, {
       "suppliers.supplier_id": "not",
@@ -359,7 +472,13 @@ describe("table context", () => {
 
   it("clinical tables: care categories and condition dates are special; keys of other records are not", () => {
     const get = run([
-      table("patients", ["patient_id integer | pk", "mrn varchar(20)", "first_name text", "date_of_birth date", "sex char(1)"]),
+      table("patients", [
+        "patient_id integer | pk",
+        "mrn varchar(20)",
+        "first_name text",
+        "date_of_birth date",
+        "sex char(1)"
+      ]),
       table("encounters", [
         "encounter_id integer | pk",
         "patient_id integer | fk:patients.patient_id",
@@ -407,7 +526,14 @@ describe("table context", () => {
 
   it("criminal-justice tables: offences, convictions, sentences and custody identifiers are criminal", () => {
     const get = run([
-      table("offenders", ["offender_id integer | pk", "crn varchar(7)", "pnc_number varchar(20)", "first_name text", "surname text", "date_of_birth date"]),
+      table("offenders", [
+        "offender_id integer | pk",
+        "crn varchar(7)",
+        "pnc_number varchar(20)",
+        "first_name text",
+        "surname text",
+        "date_of_birth date"
+      ]),
       table("convictions", [
         "conviction_id integer | pk",
         "offender_id integer | fk:offenders.offender_id",
@@ -449,7 +575,12 @@ describe("table context", () => {
     const get = run([
       table("countries", ["country_id integer | pk", "name text", "iso_code char(2)"]),
       table("genders", ["id integer | pk", "gender text"]),
-      table("customer", ["customer_id integer | pk", "first_name text", "gender_id integer | fk:genders.id", "country_id integer | fk:countries.country_id"])
+      table("customer", [
+        "customer_id integer | pk",
+        "first_name text",
+        "gender_id integer | fk:genders.id",
+        "country_id integer | fk:countries.country_id"
+      ])
     ])
     expectAll(get, {
       "countries.name": "not",
@@ -488,7 +619,13 @@ describe("multilingual vocabularies", () => {
         "erstellt_am timestamp"
       ]),
       table("abteilungen", ["abteilung_id integer | pk", "bezeichnung varchar(50)", "standort varchar(50)"]),
-      table("krankmeldungen", ["id integer | pk", "personalnummer integer | fk:mitarbeiter.personalnummer", "von date", "bis date", "diagnose text"])
+      table("krankmeldungen", [
+        "id integer | pk",
+        "personalnummer integer | fk:mitarbeiter.personalnummer",
+        "von date",
+        "bis date",
+        "diagnose text"
+      ])
     ])
     expectAll(get, {
       "mitarbeiter.personalnummer": "personal",
@@ -538,7 +675,13 @@ describe("multilingual vocabularies", () => {
         "adresse_livraison text",
         "statut varchar(20)"
       ]),
-      table("produits", ["id integer | pk", "nom varchar(100)", "prix numeric(10,2)", "description text", "categorie_id integer"])
+      table("produits", [
+        "id integer | pk",
+        "nom varchar(100)",
+        "prix numeric(10,2)",
+        "description text",
+        "categorie_id integer"
+      ])
     ])
     expectAll(get, {
       "clients.id": "personal",
@@ -564,10 +707,39 @@ describe("multilingual vocabularies", () => {
 
   it("Spanish, Dutch, Italian and Portuguese person tables", () => {
     const get = run([
-      table("usuarios", ["id integer | pk", "nombre varchar(50)", "apellido varchar(50)", "correo varchar(100)", "fecha_nacimiento date", "dni varchar(9)", "telefono varchar(20)"]),
-      table("klanten", ["klant_id integer | pk", "voornaam varchar(50)", "achternaam varchar(50)", "geboortedatum date", "bsn varchar(9)", "woonplaats varchar(50)"]),
-      table("pazienti", ["id integer | pk", "nome varchar(50)", "cognome varchar(50)", "codice_fiscale varchar(16)", "data_nascita date", "diagnosi text"]),
-      table("funcionarios", ["id integer | pk", "nome varchar(50)", "sobrenome varchar(50)", "cpf varchar(11)", "data_nascimento date", "salario numeric(10,2)"])
+      table("usuarios", [
+        "id integer | pk",
+        "nombre varchar(50)",
+        "apellido varchar(50)",
+        "correo varchar(100)",
+        "fecha_nacimiento date",
+        "dni varchar(9)",
+        "telefono varchar(20)"
+      ]),
+      table("klanten", [
+        "klant_id integer | pk",
+        "voornaam varchar(50)",
+        "achternaam varchar(50)",
+        "geboortedatum date",
+        "bsn varchar(9)",
+        "woonplaats varchar(50)"
+      ]),
+      table("pazienti", [
+        "id integer | pk",
+        "nome varchar(50)",
+        "cognome varchar(50)",
+        "codice_fiscale varchar(16)",
+        "data_nascita date",
+        "diagnosi text"
+      ]),
+      table("funcionarios", [
+        "id integer | pk",
+        "nome varchar(50)",
+        "sobrenome varchar(50)",
+        "cpf varchar(11)",
+        "data_nascimento date",
+        "salario numeric(10,2)"
+      ])
     ])
     expectAll(get, {
       "usuarios.nombre": "personal",
@@ -595,22 +767,39 @@ describe("multilingual vocabularies", () => {
 
   it("catalogue tables in other languages stay not; a German supplier's own address is not personal", () => {
     const get = run([
-      table("produkte", ["id integer | pk", "name text", "beschreibung text", "preis numeric", "gewicht numeric", "kategorie text"]),
+      table("produkte", [
+        "id integer | pk",
+        "name text",
+        "beschreibung text",
+        "preis numeric",
+        "gewicht numeric",
+        "kategorie text"
+      ]),
       table("produits", ["id integer | pk", "nom text", "description text", "prix numeric", "poids numeric"]),
       table("productos", ["id integer | pk", "nombre text", "descripcion text", "precio numeric", "peso numeric"]),
       table("prodotti", ["id integer | pk", "nome text", "descrizione text", "prezzo numeric", "peso numeric"]),
       table("producten", ["id integer | pk", "naam text", "omschrijving text", "prijs numeric", "gewicht numeric"]),
-      table("lieferanten", ["id integer | pk", "firma text", "ansprechpartner text", "strasse text", "plz text", "ort text", "telefon text"])
+      table("lieferanten", [
+        "id integer | pk",
+        "firma text",
+        "ansprechpartner text",
+        "strasse text",
+        "plz text",
+        "ort text",
+        "telefon text"
+      ])
     ])
     const wrong: Array<string> = []
-    for (const [t, cols] of [
-      ["produkte", ["name", "beschreibung", "gewicht"]],
-      ["produits", ["nom", "description", "poids"]],
-      ["productos", ["nombre", "descripcion", "peso"]],
-      ["prodotti", ["nome", "descrizione", "peso"]],
-      ["producten", ["naam", "omschrijving", "gewicht"]],
-      ["lieferanten", ["firma", "strasse", "plz", "ort", "telefon"]]
-    ] as const) {
+    for (
+      const [t, cols] of [
+        ["produkte", ["name", "beschreibung", "gewicht"]],
+        ["produits", ["nom", "description", "poids"]],
+        ["productos", ["nombre", "descripcion", "peso"]],
+        ["prodotti", ["nome", "descrizione", "peso"]],
+        ["producten", ["naam", "omschrijving", "gewicht"]],
+        ["lieferanten", ["firma", "strasse", "plz", "ort", "telefon"]]
+      ] as const
+    ) {
       for (const c of cols) if (get(`${t}.${c}`).value !== "not") wrong.push(`${t}.${c}`)
     }
     expect(wrong).toEqual([])
@@ -619,7 +808,15 @@ describe("multilingual vocabularies", () => {
 
   it("a table's tag glued to its column names is read without it (legacy abbreviated schemas)", () => {
     const get = run([
-      table("rrhh_ficha", ["codfic char(4) | pk", "cedfic varchar(10)", "apefic varchar(60)", "fecnacfic date", "edocivfic varchar(1)", "obsfic text", "numhijfic integer"]),
+      table("rrhh_ficha", [
+        "codfic char(4) | pk",
+        "cedfic varchar(10)",
+        "apefic varchar(60)",
+        "fecnacfic date",
+        "edocivfic varchar(1)",
+        "obsfic text",
+        "numhijfic integer"
+      ]),
       table("inventario", ["codart char(8) | pk", "desart varchar(80)", "preart numeric", "exiart integer"])
     ])
     expectAll(get, {
@@ -637,9 +834,19 @@ describe("multilingual vocabularies", () => {
   it("Romance table names put the head first: a list of kinds of user is not a table of users", () => {
     const get = run([
       table("tipo_usuario", ["id integer | pk", "descripcion varchar(50)", "activo boolean"]),
-      table("usuario", ["id integer | pk", "nombre varchar(50)", "correo varchar(100)", "tipo_usuario_id integer | fk:tipo_usuario.id"])
+      table("usuario", [
+        "id integer | pk",
+        "nombre varchar(50)",
+        "correo varchar(100)",
+        "tipo_usuario_id integer | fk:tipo_usuario.id"
+      ])
     ])
-    expectAll(get, { "tipo_usuario.id": "not", "tipo_usuario.descripcion": "not", "usuario.nombre": "personal", "usuario.tipo_usuario_id": "not" })
+    expectAll(get, {
+      "tipo_usuario.id": "not",
+      "tipo_usuario.descripcion": "not",
+      "usuario.nombre": "personal",
+      "usuario.tipo_usuario_id": "not"
+    })
   })
 
   it("a name-based key points at the table named by its noun alone, not a longer table ending in it", () => {
@@ -653,7 +860,13 @@ describe("multilingual vocabularies", () => {
 
   it("a key named after a table found to hold people is a person key, whatever the schema's word for them", () => {
     const get = run([
-      table("demographic", ["demographic_no integer | pk", "last_name varchar(30)", "first_name varchar(30)", "date_of_birth date", "sex char(1)"]),
+      table("demographic", [
+        "demographic_no integer | pk",
+        "last_name varchar(30)",
+        "first_name varchar(30)",
+        "date_of_birth date",
+        "sex char(1)"
+      ]),
       table("consultation", ["id integer | pk", "demographicNo integer", "sendTo varchar(20)", "lookupNo integer"]),
       table("lookup", ["lookup_no integer | pk", "label varchar(40)"])
     ])
@@ -662,22 +875,49 @@ describe("multilingual vocabularies", () => {
 
   it("a tax code is a person's official identifier and a person's thumbnail is their photo", () => {
     const get = run([
-      table("students", ["id integer | pk", "surname varchar(60)", "name varchar(60)", "tax_code character(16)", "thumbnail bytea"]),
-      table("absences_view", ["absence integer", "student_tax_code character(16)", "student_thumbnail bytea", "student integer | fk:students.id"])
+      table("students", [
+        "id integer | pk",
+        "surname varchar(60)",
+        "name varchar(60)",
+        "tax_code character(16)",
+        "thumbnail bytea"
+      ]),
+      table("absences_view", [
+        "absence integer",
+        "student_tax_code character(16)",
+        "student_thumbnail bytea",
+        "student integer | fk:students.id"
+      ])
     ])
-    expectAll(get, { "students.tax_code": "personal", "students.thumbnail": "personal", "absences_view.student_tax_code": "personal", "absences_view.student_thumbnail": "personal" })
+    expectAll(get, {
+      "students.tax_code": "personal",
+      "students.thumbnail": "personal",
+      "absences_view.student_tax_code": "personal",
+      "absences_view.student_thumbnail": "personal"
+    })
   })
 
   it("a payment that spells out its debtor (debitore, a person noun) is not a table of people: the debtor's details, address included, are personal, the payment's are not", () => {
     const get = run([
       table("versamenti", [
-        "id bigint | pk", "importo_totale double precision", "data_scadenza timestamp", "causale_versamento varchar(1024)", "anomalo boolean",
-        "debitore_anagrafica varchar(70)", "debitore_email varchar(256)", "debitore_telefono varchar(35)", "debitore_indirizzo varchar(70)"
+        "id bigint | pk",
+        "importo_totale double precision",
+        "data_scadenza timestamp",
+        "causale_versamento varchar(1024)",
+        "anomalo boolean",
+        "debitore_anagrafica varchar(70)",
+        "debitore_email varchar(256)",
+        "debitore_telefono varchar(35)",
+        "debitore_indirizzo varchar(70)"
       ])
     ])
     expectAll(get, {
-      "versamenti.id": "not", "versamenti.data_scadenza": "not", "versamenti.anomalo": "not",
-      "versamenti.debitore_anagrafica": "personal", "versamenti.debitore_email": "personal", "versamenti.debitore_telefono": "personal",
+      "versamenti.id": "not",
+      "versamenti.data_scadenza": "not",
+      "versamenti.anomalo": "not",
+      "versamenti.debitore_anagrafica": "personal",
+      "versamenti.debitore_email": "personal",
+      "versamenti.debitore_telefono": "personal",
       "versamenti.debitore_indirizzo": "personal"
     })
   })
@@ -685,9 +925,24 @@ describe("multilingual vocabularies", () => {
   it("a clinical record's framework bookkeeping (row index, document status, naming series, amended-from) is not health data", () => {
     const get = run([
       table("patient", ["name varchar(140) | pk", "patient_name varchar(140)", "dob date", "sex varchar(10)"]),
-      table("vital_signs", ["name varchar(140) | pk", "patient varchar(140) | fk:patient.name", "idx int", "docstatus int", "naming_series varchar(140)", "amended_from varchar(140)", "bp_systolic varchar(140)", "temperature varchar(140)"])
+      table("vital_signs", [
+        "name varchar(140) | pk",
+        "patient varchar(140) | fk:patient.name",
+        "idx int",
+        "docstatus int",
+        "naming_series varchar(140)",
+        "amended_from varchar(140)",
+        "bp_systolic varchar(140)",
+        "temperature varchar(140)"
+      ])
     ])
-    expectAll(get, { "vital_signs.idx": "not", "vital_signs.docstatus": "not", "vital_signs.naming_series": "not", "vital_signs.amended_from": "not", "vital_signs.temperature": "special" })
+    expectAll(get, {
+      "vital_signs.idx": "not",
+      "vital_signs.docstatus": "not",
+      "vital_signs.naming_series": "not",
+      "vital_signs.amended_from": "not",
+      "vital_signs.temperature": "special"
+    })
   })
 
   it("keys named after whoever revoked, closed or did something are people", () => {
@@ -696,16 +951,29 @@ describe("multilingual vocabularies", () => {
       table("memberships", ["id integer | pk", "user_id integer", "revoker_id integer", "revoked_at timestamp"]),
       table("discussions", ["id integer | pk", "title varchar(255)", "closer_id integer", "discarded_by integer"])
     ])
-    expectAll(get, { "memberships.revoker_id": "personal", "discussions.closer_id": "personal", "discussions.discarded_by": "personal" })
+    expectAll(get, {
+      "memberships.revoker_id": "personal",
+      "discussions.closer_id": "personal",
+      "discussions.discarded_by": "personal"
+    })
   })
 
   it("a list of people is a list: its key is the list's, not a person's", () => {
     const get = run([
       table("users", ["id integer | pk", "first_name varchar(60)", "last_name varchar(60)", "email varchar(100)"]),
       table("list_of_speakers", ["id integer | pk", "closed boolean", "sequential_number integer"]),
-      table("speakers", ["id integer | pk", "list_of_speakers_id integer | fk:list_of_speakers.id", "user_id integer | fk:users.id"])
+      table("speakers", [
+        "id integer | pk",
+        "list_of_speakers_id integer | fk:list_of_speakers.id",
+        "user_id integer | fk:users.id"
+      ])
     ])
-    expectAll(get, { "list_of_speakers.id": "not", "list_of_speakers.closed": "not", "speakers.list_of_speakers_id": "not", "speakers.user_id": "personal" })
+    expectAll(get, {
+      "list_of_speakers.id": "not",
+      "list_of_speakers.closed": "not",
+      "speakers.list_of_speakers_id": "not",
+      "speakers.user_id": "personal"
+    })
   })
 
   it("in OAuth tables a client is an application, not a customer; a person's tokens stay personal", () => {
@@ -713,20 +981,53 @@ describe("multilingual vocabularies", () => {
       table("users", ["id integer | pk", "name varchar(60)", "email varchar(100)", "password varchar(255)"]),
       table("clients", ["id integer | pk", "first_name varchar(60)", "last_name varchar(60)", "phone varchar(30)"]),
       table("oauth_clients", ["id integer | pk", "name varchar(255)", "redirect text", "revoked boolean"]),
-      table("oauth_access_tokens", ["id varchar(100) | pk", "user_id integer | fk:users.id", "client_id integer", "revoked boolean"]),
+      table("oauth_access_tokens", [
+        "id varchar(100) | pk",
+        "user_id integer | fk:users.id",
+        "client_id integer",
+        "revoked boolean"
+      ]),
       table("invoices", ["id integer | pk", "client_id integer", "total numeric"])
     ])
-    expectAll(get, { "oauth_clients.id": "not", "oauth_access_tokens.client_id": "not", "oauth_access_tokens.user_id": "personal", "invoices.client_id": "personal" })
+    expectAll(get, {
+      "oauth_clients.id": "not",
+      "oauth_access_tokens.client_id": "not",
+      "oauth_access_tokens.user_id": "personal",
+      "invoices.client_id": "personal"
+    })
   })
 
   it("sort-order and timestamp columns of a table of people are technical in several languages", () => {
-    const get = run([table("mitglied", ["id integer | pk", "vorname varchar(40)", "nachname varchar(40)", "geburtsdatum date", "sortierung integer", "ordre integer", "tms timestamp"])])
-    expectAll(get, { "mitglied.vorname": "personal", "mitglied.sortierung": "not", "mitglied.ordre": "not", "mitglied.tms": "not" })
+    const get = run([
+      table("mitglied", [
+        "id integer | pk",
+        "vorname varchar(40)",
+        "nachname varchar(40)",
+        "geburtsdatum date",
+        "sortierung integer",
+        "ordre integer",
+        "tms timestamp"
+      ])
+    ])
+    expectAll(get, {
+      "mitglied.vorname": "personal",
+      "mitglied.sortierung": "not",
+      "mitglied.ordre": "not",
+      "mitglied.tms": "not"
+    })
   })
 
   it("camelCase and glued compounds", () => {
     const get = run([
-      table("Customer", ["CustomerId int | pk", "FirstName nvarchar(50)", "LastName nvarchar(50)", "EmailAddress nvarchar(100)", "PhoneNumber nvarchar(20)", "BirthDate date", "ZipCode nvarchar(10)"]),
+      table("Customer", [
+        "CustomerId int | pk",
+        "FirstName nvarchar(50)",
+        "LastName nvarchar(50)",
+        "EmailAddress nvarchar(100)",
+        "PhoneNumber nvarchar(20)",
+        "BirthDate date",
+        "ZipCode nvarchar(10)"
+      ]),
       table("Order", ["OrderId int | pk", "customerid int", "OrderDate datetime", "TotalDue money"])
     ])
     expectAll(get, {
@@ -766,10 +1067,29 @@ describe("SaaS application schema", () => {
         "created_at timestamp",
         "updated_at timestamp"
       ]),
-      table("sessions", ["id varchar(255) | pk", "user_id bigint | fk:users.id", "ip_address varchar(45)", "user_agent text", "payload text", "last_activity integer"]),
+      table("sessions", [
+        "id varchar(255) | pk",
+        "user_id bigint | fk:users.id",
+        "ip_address varchar(45)",
+        "user_agent text",
+        "payload text",
+        "last_activity integer"
+      ]),
       table("password_resets", ["email varchar(255)", "token varchar(255)", "created_at timestamp"]),
-      table("audit_logs", ["id bigint | pk", "user_id bigint | fk:users.id", "action varchar(50)", "ip_address inet", "created_at timestamp"]),
-      table("jobs", ["id bigint | pk", "queue varchar(255)", "payload text", "attempts smallint", "reserved_at integer"]),
+      table("audit_logs", [
+        "id bigint | pk",
+        "user_id bigint | fk:users.id",
+        "action varchar(50)",
+        "ip_address inet",
+        "created_at timestamp"
+      ]),
+      table("jobs", [
+        "id bigint | pk",
+        "queue varchar(255)",
+        "payload text",
+        "attempts smallint",
+        "reserved_at integer"
+      ]),
       table("settings", ["key varchar(100) | pk", "value text"]),
       table("migrations", ["id integer | pk", "migration varchar(255)", "batch integer"]),
       table("plans", ["id integer | pk", "name text", "price_cents integer", "api_key_prefix text"])
@@ -827,7 +1147,15 @@ describe("well-known application schemas", () => {
         "display_name varchar(250)"
       ]),
       table("wp_usermeta", ["umeta_id bigint | pk", "user_id bigint", "meta_key varchar(255)", "meta_value longtext"]),
-      table("wp_posts", ["ID bigint | pk", "post_author bigint", "post_date datetime", "post_content longtext", "post_status varchar(20)", "comment_count bigint", "guid varchar(255)"]),
+      table("wp_posts", [
+        "ID bigint | pk",
+        "post_author bigint",
+        "post_date datetime",
+        "post_content longtext",
+        "post_status varchar(20)",
+        "comment_count bigint",
+        "guid varchar(255)"
+      ]),
       table("wp_comments", [
         "comment_ID bigint | pk",
         "comment_post_ID bigint",
@@ -839,7 +1167,12 @@ describe("well-known application schemas", () => {
         "comment_approved varchar(20)",
         "user_id bigint"
       ]),
-      table("wp_options", ["option_id bigint | pk", "option_name varchar(191)", "option_value longtext", "autoload varchar(20)"])
+      table("wp_options", [
+        "option_id bigint | pk",
+        "option_name varchar(191)",
+        "option_value longtext",
+        "autoload varchar(20)"
+      ])
     ])
     expectAll(get, {
       "wp_users.ID": "personal",
@@ -885,7 +1218,11 @@ describe("well-known application schemas", () => {
         "is_active boolean",
         "date_joined timestamp with time zone"
       ]),
-      table("django_session", ["session_key varchar(40) | pk", "session_data text", "expire_date timestamp with time zone"]),
+      table("django_session", [
+        "session_key varchar(40) | pk",
+        "session_data text",
+        "expire_date timestamp with time zone"
+      ]),
       table("django_content_type", ["id integer | pk", "app_label varchar(100)", "model varchar(100)"])
     ])
     expectAll(get, {
@@ -907,7 +1244,14 @@ describe("well-known application schemas", () => {
 
   it("a court case service: defendants, offences, case comments", () => {
     const get = run([
-      table("court_case", ["id bigint | pk", "case_id varchar(50)", "case_no varchar(50)", "urn varchar(50)", "source_type varchar(20)", "created timestamp"]),
+      table("court_case", [
+        "id bigint | pk",
+        "case_id varchar(50)",
+        "case_no varchar(50)",
+        "urn varchar(50)",
+        "source_type varchar(20)",
+        "created timestamp"
+      ]),
       table("defendant", [
         "id bigint | pk",
         "defendant_id uuid",
@@ -944,9 +1288,25 @@ describe("well-known application schemas", () => {
         "sequence integer",
         "list_no integer"
       ]),
-      table("hearing_defendant", ["id bigint | pk", "fk_hearing_id bigint | fk:hearing.id", "fk_defendant_id bigint | fk:defendant.id"]),
-      table("hearing", ["id bigint | pk", "hearing_id varchar(50)", "hearing_type varchar(50)", "court_code varchar(10)"]),
-      table("case_comments", ["id bigint | pk", "case_id varchar(50)", "defendant_id uuid", "comment text", "author varchar(100)", "created timestamp"])
+      table("hearing_defendant", [
+        "id bigint | pk",
+        "fk_hearing_id bigint | fk:hearing.id",
+        "fk_defendant_id bigint | fk:defendant.id"
+      ]),
+      table("hearing", [
+        "id bigint | pk",
+        "hearing_id varchar(50)",
+        "hearing_type varchar(50)",
+        "court_code varchar(10)"
+      ]),
+      table("case_comments", [
+        "id bigint | pk",
+        "case_id varchar(50)",
+        "defendant_id uuid",
+        "comment text",
+        "author varchar(100)",
+        "created timestamp"
+      ])
     ])
     expectAll(get, {
       "defendant.id": "personal",
@@ -1004,8 +1364,30 @@ describe("well-known application schemas", () => {
         "deceased_reason varchar(255)",
         "hipaa_allowemail varchar(3)"
       ]),
-      table("form_vitals", ["id bigint | pk", "date datetime", "pid bigint", "user varchar(255)", "bps varchar(40)", "bpd varchar(40)", "weight decimal(12,6)", "height decimal(12,6)", "pulse decimal(12,6)", "note varchar(255)", "BMI decimal(12,1)"]),
-      table("lists", ["id bigint | pk", "date datetime", "type varchar(255)", "title varchar(255)", "diagnosis varchar(255)", "begdate datetime", "enddate datetime", "pid bigint", "comments longtext"])
+      table("form_vitals", [
+        "id bigint | pk",
+        "date datetime",
+        "pid bigint",
+        "user varchar(255)",
+        "bps varchar(40)",
+        "bpd varchar(40)",
+        "weight decimal(12,6)",
+        "height decimal(12,6)",
+        "pulse decimal(12,6)",
+        "note varchar(255)",
+        "BMI decimal(12,1)"
+      ]),
+      table("lists", [
+        "id bigint | pk",
+        "date datetime",
+        "type varchar(255)",
+        "title varchar(255)",
+        "diagnosis varchar(255)",
+        "begdate datetime",
+        "enddate datetime",
+        "pid bigint",
+        "comments longtext"
+      ])
     ])
     expectAll(get, {
       "patient_data.pid": "personal",
@@ -1054,10 +1436,40 @@ describe("more invented schemas", () => {
         "name varchar(255)",
         "plan varchar(20)"
       ]),
-      table("shipments", ["id bigint | pk", "order_id bigint", "tracking_number varchar(40)", "carrier varchar(40)", "weight numeric(8,2)", "height numeric(8,2)", "shipped_at timestamp"]),
-      table("attendees", ["id bigint | pk", "event_id bigint", "first_name text", "last_name text", "email text", "dietary_requirements text", "ticket_type varchar(20)"]),
-      table("companies", ["id bigint | pk", "name text", "vat_number varchar(20)", "tax_id varchar(20)", "address text", "phone text", "website text", "employee_count integer"]),
-      table("daily_active_users", ["day date | pk", "active_users integer", "new_users integer", "platform varchar(10)"])
+      table("shipments", [
+        "id bigint | pk",
+        "order_id bigint",
+        "tracking_number varchar(40)",
+        "carrier varchar(40)",
+        "weight numeric(8,2)",
+        "height numeric(8,2)",
+        "shipped_at timestamp"
+      ]),
+      table("attendees", [
+        "id bigint | pk",
+        "event_id bigint",
+        "first_name text",
+        "last_name text",
+        "email text",
+        "dietary_requirements text",
+        "ticket_type varchar(20)"
+      ]),
+      table("companies", [
+        "id bigint | pk",
+        "name text",
+        "vat_number varchar(20)",
+        "tax_id varchar(20)",
+        "address text",
+        "phone text",
+        "website text",
+        "employee_count integer"
+      ]),
+      table("daily_active_users", [
+        "day date | pk",
+        "active_users integer",
+        "new_users integer",
+        "platform varchar(10)"
+      ])
     ])
     expectAll(get, {
       "accounts.id": "personal",
@@ -1100,7 +1512,14 @@ describe("more invented schemas", () => {
 describe("tables that are not about people stay `not`", () => {
   it("pipeline bookkeeping columns are not on evidence, which the second stage does not re-read", () => {
     const datasets = [
-      table("stg_hubspot__contact", ["contact_id bigint | pk", "email text", "first_name text", "source_relation text", "_fivetran_synced timestamp", "_dbt_source_relation text"])
+      table("stg_hubspot__contact", [
+        "contact_id bigint | pk",
+        "email text",
+        "first_name text",
+        "source_relation text",
+        "_fivetran_synced timestamp",
+        "_dbt_source_relation text"
+      ])
     ]
     const get = run(datasets)
     for (const c of ["source_relation", "_dbt_source_relation"]) {
@@ -1115,29 +1534,154 @@ describe("tables that are not about people stay `not`", () => {
 
   it("catalogue, configuration, logs, devices, weather, animals", () => {
     const get = run([
-      table("products", ["id integer | pk", "name text", "description text", "price numeric", "sku text", "weight numeric", "height numeric", "color text", "gender text", "age_group text", "language text", "country_of_origin text", "rating numeric", "status text", "notes text", "image_url text", "title text", "created_by integer"]),
+      table("products", [
+        "id integer | pk",
+        "name text",
+        "description text",
+        "price numeric",
+        "sku text",
+        "weight numeric",
+        "height numeric",
+        "color text",
+        "gender text",
+        "age_group text",
+        "language text",
+        "country_of_origin text",
+        "rating numeric",
+        "status text",
+        "notes text",
+        "image_url text",
+        "title text",
+        "created_by integer"
+      ]),
       table("app_config", ["key text | pk", "value text", "description text", "updated_at timestamp"]),
-      table("app_logs", ["id bigint | pk", "level text", "message text", "logger text", "host text", "created_at timestamp", "error text"]),
-      table("books", ["id integer | pk", "title text", "author text", "isbn text", "language text", "published_date date", "summary text"]),
-      table("courses", ["id integer | pk", "title text", "description text", "language text", "instructor_id integer", "start_date date"]),
-      table("events", ["id integer | pk", "title text", "description text", "location text", "start_time timestamp", "organizer_id integer", "venue_address text"]),
-      table("stores", ["id integer | pk", "name text", "address text", "city text", "country text", "latitude numeric", "longitude numeric", "phone text", "email text"]),
-      table("sensors", ["id integer | pk", "device_id text", "serial_number text", "location text", "latitude numeric", "longitude numeric", "temperature numeric", "last_seen_at timestamp"]),
-      table("weather_observations", ["id integer | pk", "station_id integer", "observed_at timestamp", "temperature numeric", "humidity numeric", "condition text"]),
-      table("animals", ["id integer | pk", "name text", "species text", "breed text", "sex text", "birth_date date", "weight numeric", "owner_id integer"])
+      table("app_logs", [
+        "id bigint | pk",
+        "level text",
+        "message text",
+        "logger text",
+        "host text",
+        "created_at timestamp",
+        "error text"
+      ]),
+      table("books", [
+        "id integer | pk",
+        "title text",
+        "author text",
+        "isbn text",
+        "language text",
+        "published_date date",
+        "summary text"
+      ]),
+      table("courses", [
+        "id integer | pk",
+        "title text",
+        "description text",
+        "language text",
+        "instructor_id integer",
+        "start_date date"
+      ]),
+      table("events", [
+        "id integer | pk",
+        "title text",
+        "description text",
+        "location text",
+        "start_time timestamp",
+        "organizer_id integer",
+        "venue_address text"
+      ]),
+      table("stores", [
+        "id integer | pk",
+        "name text",
+        "address text",
+        "city text",
+        "country text",
+        "latitude numeric",
+        "longitude numeric",
+        "phone text",
+        "email text"
+      ]),
+      table("sensors", [
+        "id integer | pk",
+        "device_id text",
+        "serial_number text",
+        "location text",
+        "latitude numeric",
+        "longitude numeric",
+        "temperature numeric",
+        "last_seen_at timestamp"
+      ]),
+      table("weather_observations", [
+        "id integer | pk",
+        "station_id integer",
+        "observed_at timestamp",
+        "temperature numeric",
+        "humidity numeric",
+        "condition text"
+      ]),
+      table("animals", [
+        "id integer | pk",
+        "name text",
+        "species text",
+        "breed text",
+        "sex text",
+        "birth_date date",
+        "weight numeric",
+        "owner_id integer"
+      ])
     ])
-    const personal = new Set(["products.created_by", "books.author", "courses.instructor_id", "events.organizer_id", "animals.owner_id"])
+    const personal = new Set([
+      "products.created_by",
+      "books.author",
+      "courses.instructor_id",
+      "events.organizer_id",
+      "animals.owner_id"
+    ])
     const wrong: Array<string> = []
-    for (const key of [
-      "products.name", "products.description", "products.weight", "products.gender", "products.age_group", "products.language", "products.notes", "products.title",
-      "app_config.value", "app_config.description", "app_logs.message", "app_logs.host", "app_logs.error", "books.title", "books.language", "books.summary",
-      "courses.language", "courses.description", "events.location", "events.venue_address", "stores.name", "stores.address", "stores.city", "stores.phone",
-      "stores.email", "stores.latitude", "sensors.device_id", "sensors.location", "sensors.latitude", "sensors.last_seen_at", "weather_observations.condition",
-      "animals.name", "animals.sex", "animals.birth_date", "animals.weight"
-    ]) {
+    for (
+      const key of [
+        "products.name",
+        "products.description",
+        "products.weight",
+        "products.gender",
+        "products.age_group",
+        "products.language",
+        "products.notes",
+        "products.title",
+        "app_config.value",
+        "app_config.description",
+        "app_logs.message",
+        "app_logs.host",
+        "app_logs.error",
+        "books.title",
+        "books.language",
+        "books.summary",
+        "courses.language",
+        "courses.description",
+        "events.location",
+        "events.venue_address",
+        "stores.name",
+        "stores.address",
+        "stores.city",
+        "stores.phone",
+        "stores.email",
+        "stores.latitude",
+        "sensors.device_id",
+        "sensors.location",
+        "sensors.latitude",
+        "sensors.last_seen_at",
+        "weather_observations.condition",
+        "animals.name",
+        "animals.sex",
+        "animals.birth_date",
+        "animals.weight"
+      ]
+    ) {
       if (get(key).value !== "not") wrong.push(`${key}: ${get(key).value} (${get(key).rule})`)
     }
-    for (const key of personal) if (get(key).value !== "personal") wrong.push(`${key}: ${get(key).value} (${get(key).rule})`)
+    for (const key of personal) {
+      if (get(key).value !== "personal") wrong.push(`${key}: ${get(key).value} (${get(key).rule})`)
+    }
     expect(wrong).toEqual([])
   })
 })
@@ -1158,30 +1702,61 @@ describe("engine shape", () => {
 
   it("never throws on odd metadata", () => {
     const out = classifySource([
-      table("", ["  text", "名前 text", "Фамилия varchar(50)", "x".repeat(500) + " text", "_ integer", "a-b-c json", "ÜBERSTUNDEN_ANZAHL integer"]),
-      table("t", ["id integer | pk", "ref integer | fk:missing_table.id", "c1 | comment:", "c2 mystery_type | comment:((("])
+      table("", [
+        "  text",
+        "名前 text",
+        "Фамилия varchar(50)",
+        "x".repeat(500) + " text",
+        "_ integer",
+        "a-b-c json",
+        "ÜBERSTUNDEN_ANZAHL integer"
+      ]),
+      table("t", [
+        "id integer | pk",
+        "ref integer | fk:missing_table.id",
+        "c1 | comment:",
+        "c2 mystery_type | comment:((("
+      ])
     ])
     expect(out[0]!.length).toBe(7)
     for (const v of [...out[0]!, ...out[1]!]) expect(["personal", "special", "criminal", "not"]).toContain(v.value)
   })
 
   it.effect("is available as the Classifier service", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const classifier = yield* Classifier
       const out = classifier.classifySource([table("users", ["id integer | pk", "email text"])])
       expect(out[0]![1]!.value).toBe("personal")
-    }).pipe(Effect.provide(ClassifierLive))
-  )
+    }).pipe(Effect.provide(ClassifierLive)))
 })
 
 describe("a clinical or criminal table does not colour the rest of an application database", () => {
   it("one patients table in a shop: orders stay not, appointments keyed to patients are clinical", () => {
     const get = run([
       table("customers", ["customer_id integer | pk", "email text", "full_name text"]),
-      table("orders", ["order_id integer | pk", "customer_id integer | fk:customers.customer_id", "total_cents integer", "status text"]),
-      table("order_items", ["order_id integer | fk:orders.order_id", "product_id integer", "quantity integer", "unit_price_cents integer"]),
-      table("patients", ["patient_id integer | pk", "customer_id integer | fk:customers.customer_id", "allergies text"]),
-      table("appointments", ["appointment_id integer | pk", "patient_id integer | fk:patients.patient_id", "visit_type text", "scheduled_for timestamp"])
+      table("orders", [
+        "order_id integer | pk",
+        "customer_id integer | fk:customers.customer_id",
+        "total_cents integer",
+        "status text"
+      ]),
+      table("order_items", [
+        "order_id integer | fk:orders.order_id",
+        "product_id integer",
+        "quantity integer",
+        "unit_price_cents integer"
+      ]),
+      table("patients", [
+        "patient_id integer | pk",
+        "customer_id integer | fk:customers.customer_id",
+        "allergies text"
+      ]),
+      table("appointments", [
+        "appointment_id integer | pk",
+        "patient_id integer | fk:patients.patient_id",
+        "visit_type text",
+        "scheduled_for timestamp"
+      ])
     ])
     expectAll(get, {
       "orders.total_cents": "not",
@@ -1195,7 +1770,11 @@ describe("a clinical or criminal table does not colour the rest of an applicatio
   it("one defendants table beside a shop: orders and events are not criminal", () => {
     const get = run([
       table("customers", ["customer_id integer | pk", "email text"]),
-      table("orders", ["order_id integer | pk", "customer_id integer | fk:customers.customer_id", "total_cents integer"]),
+      table("orders", [
+        "order_id integer | pk",
+        "customer_id integer | fk:customers.customer_id",
+        "total_cents integer"
+      ]),
       table("events", ["event_id integer | pk", "customer_id integer | fk:customers.customer_id", "event_type text"]),
       table("defendants", ["defendant_id integer | pk", "full_name text", "offence_code text"])
     ])

@@ -7,8 +7,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import {
+  calibratedLoao,
+  calibrationFile,
+  calibrationFileText,
+  crossFitted,
+  type Label,
+  loadCorpus,
+  modelFile,
+  modelFileText,
+  revisedOn,
+  trainModel,
+  tunedOn,
+  writtenOn
+} from "../../scripts/classifier/lib.js"
 import type { ClassValue, ColumnVerdict } from "../../src/domain/Metadata.js"
-import { calibratedLoao, calibrationFile, calibrationFileText, crossFitted, type Label, loadCorpus, modelFile, modelFileText, revisedOn, trainModel, tunedOn, writtenOn } from "../../scripts/classifier/lib.js"
 
 /**
  * Floors just below today's leave-one-application-out figures (2026-11-24, rules + second stage), so they
@@ -50,7 +63,7 @@ const pct = (x: number): string => (x * 100).toFixed(1).padStart(5)
 
 const csvCell = (s: string | number | null): string => {
   const v = s === null ? "" : String(s)
-  return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v
+  return /[",\n]/.test(v) ? `"${v.replace(/"/g, "\"\"")}"` : v
 }
 
 // Every labelled column with the classifier's verdict leave-one-application-out: the second stage trained
@@ -71,10 +84,20 @@ describe("classifier evaluation on the labelled corpus", () => {
   const revised = everything.filter((s) => revisedOn.has(s.corpus))
   const heldOut = everything.filter((s) => !tunedOn.has(s.corpus))
 
-  const floor = (group: ReadonlyArray<Scored>, name: string, min: { readonly precision: number; readonly recall: number }) => {
+  const floor = (
+    group: ReadonlyArray<Scored>,
+    name: string,
+    min: { readonly precision: number; readonly recall: number }
+  ) => {
     const bin = emptyCounts()
     for (const s of group) add(bin, isPersonalType(s.verdict.value), isPersonalType(s.label.label))
-    console.log(`${name}: ${new Set(group.map((s) => s.corpus)).size} applications, ${group.length} columns; personal-type precision ${pct(precision(bin))}%, recall ${pct(recall(bin))}% (npm run classifier:eval for the full table)`)
+    console.log(
+      `${name}: ${
+        new Set(group.map((s) => s.corpus)).size
+      } applications, ${group.length} columns; personal-type precision ${pct(precision(bin))}%, recall ${
+        pct(recall(bin))
+      }% (npm run classifier:eval for the full table)`
+    )
     expect(precision(bin)).toBeGreaterThanOrEqual(min.precision)
     expect(recall(bin)).toBeGreaterThanOrEqual(min.recall)
   }
@@ -86,10 +109,13 @@ describe("classifier evaluation on the labelled corpus", () => {
 
   // Empty between a revision that took the held-out applications into the development set and the
   // labelling of new ones (test/classifier/README.md): then there is nothing held out to judge.
-  it.skipIf(heldOut.length === 0)("on applications held out from the rules: today's figures, as a floor that may only rise", () => {
-    expect(heldOut.length).toBeGreaterThan(1_000)
-    floor(heldOut, "held-out applications", FLOOR.heldOut)
-  })
+  it.skipIf(heldOut.length === 0)(
+    "on applications held out from the rules: today's figures, as a floor that may only rise",
+    () => {
+      expect(heldOut.length).toBeGreaterThan(1_000)
+      floor(heldOut, "held-out applications", FLOOR.heldOut)
+    }
+  )
 
   it("the shipped second stage and calibration are the ones the corpus gives (npm run classifier:train)", () => {
     expect(cross.every((c, i) => c.label === examples[i]!.label)).toBe(true)
@@ -137,15 +163,23 @@ describe("classifier evaluation on the labelled corpus", () => {
     const lines: Array<string> = []
     lines.push("corpus                         n   P(pers)  R(pers)  exact   special P/R        criminal P/R")
     const row = (name: string, n: number, bin: Counts, ex: number, sp: Counts, cr: Counts): string =>
-      `${name.padEnd(28)} ${String(n).padStart(4)}   ${pct(precision(bin))}    ${pct(recall(bin))}   ${pct(ex / n)}   ` +
+      `${name.padEnd(28)} ${String(n).padStart(4)}   ${pct(precision(bin))}    ${pct(recall(bin))}   ${
+        pct(ex / n)
+      }   ` +
       `${sp.tp + sp.fn + sp.fp === 0 ? "     -      " : `${pct(precision(sp))}/${pct(recall(sp))}`}   ` +
       `${cr.tp + cr.fn + cr.fp === 0 ? "     -" : `${pct(precision(cr))}/${pct(recall(cr))}`}`
-    for (const [name, pc] of [...perCorpus].sort()) lines.push(row(name, pc.n, pc.bin, pc.exact, pc.special, pc.criminal))
+    for (const [name, pc] of [...perCorpus].sort()) {
+      lines.push(row(name, pc.n, pc.bin, pc.exact, pc.special, pc.criminal))
+    }
     lines.push(row("ALL", scored.length, overall, exact, special, criminal))
     lines.push("")
     lines.push("calibration (4-class): confidence bucket → share right")
     for (const [b, v] of [...buckets].sort((x, y) => x[0] - y[0])) {
-      lines.push(`  ${(b / 10).toFixed(1)}–${((b + 1) / 10).toFixed(1)}  n=${String(v.n).padStart(4)}  right=${pct(v.right / v.n)}%`)
+      lines.push(
+        `  ${(b / 10).toFixed(1)}–${((b + 1) / 10).toFixed(1)}  n=${String(v.n).padStart(4)}  right=${
+          pct(v.right / v.n)
+        }%`
+      )
     }
     // Per rule: how often the rule's verdict is right, next to the confidence it claims.
     const rules = new Map<string, { n: number; right: number; conf: number }>()
@@ -159,13 +193,18 @@ describe("classifier evaluation on the labelled corpus", () => {
     lines.push("")
     lines.push("per rule (n ≥ 10): n, share right, mean confidence")
     for (const [rule, r] of [...rules].filter(([, r]) => r.n >= 10).sort((a, b) => b[1].n - a[1].n)) {
-      lines.push(`  ${rule.padEnd(34)} n=${String(r.n).padStart(4)}  right=${pct(r.right / r.n)}%  conf=${(r.conf / r.n).toFixed(2)}`)
+      lines.push(
+        `  ${rule.padEnd(34)} n=${String(r.n).padStart(4)}  right=${pct(r.right / r.n)}%  conf=${
+          (r.conf / r.n).toFixed(2)
+        }`
+      )
     }
     console.log(lines.join("\n"))
 
     // Disagreements for review.
     fs.mkdirSync(artifacts, { recursive: true })
-    const header = "corpus,schema,table,column,type,label,predicted,label_category,predicted_category,rule,confidence,evidence,rationale"
+    const header =
+      "corpus,schema,table,column,type,label,predicted,label_category,predicted_category,rule,confidence,evidence,rationale"
     const errors = scored
       .filter((s) => s.verdict.value !== s.label.label)
       .map((s) =>

@@ -4,22 +4,41 @@
  * well the trained weights do is measured leave-one-application-out in evaluation.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
-import { judgeWithTables } from "../../src/classifier/engine.js"
-import { decodeModel, type ModelWeights, reconsider, secondStage, sourceFeatures } from "../../src/classifier/model.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import modelData from "../../src/classifier/data/model.json" with { type: "json" }
+import { judgeWithTables } from "../../src/classifier/engine.js"
+import { decodeModel, type ModelWeights, reconsider, secondStage, sourceFeatures } from "../../src/classifier/model.js"
+import type { ColumnVerdict, RawColumn, RawDataset } from "../../src/domain/Metadata.js"
 
 const column = (name: string, type: string, extra: Partial<RawColumn> = {}, position = 1): RawColumn => ({
-  name, type, nullable: true, position, comment: null, isPrimaryKey: false, references: null, ...extra
+  name,
+  type,
+  nullable: true,
+  position,
+  comment: null,
+  isPrimaryKey: false,
+  references: null,
+  ...extra
 })
 const table = (name: string, columns: ReadonlyArray<RawColumn>): RawDataset => ({
-  schema: "public", name, kind: "table", comment: null, rowEstimate: null, rowEstimateSource: "none", columns, dependsOn: []
+  schema: "public",
+  name,
+  kind: "table",
+  comment: null,
+  rowEstimate: null,
+  rowEstimateSource: "none",
+  columns,
+  dependsOn: []
 })
 
 const source: ReadonlyArray<RawDataset> = [
-  table("pupils", [column("id", "integer", { isPrimaryKey: true }), column("first_name", "text"), column("last_name", "text"), column("birth_date", "date")]),
+  table("pupils", [
+    column("id", "integer", { isPrimaryKey: true }),
+    column("first_name", "text"),
+    column("last_name", "text"),
+    column("birth_date", "date")
+  ]),
   table("report_lines", [
     column("id", "integer", { isPrimaryKey: true }),
     column("pupil_id", "integer", { references: { schema: "public", table: "pupils", column: "id" } }),
@@ -51,7 +70,12 @@ describe("the second stage", () => {
     expect(at(verdicts, "report_lines", "quarter_mark").value).toBe("not")
     const out = secondStage(model(0.75), src, verdicts)
     const v = at(out, "report_lines", "quarter_mark")
-    expect(v).toMatchObject({ value: "personal", rule: "model:tok:mark", method: "model", category: "person.descriptor" })
+    expect(v).toMatchObject({
+      value: "personal",
+      rule: "model:tok:mark",
+      method: "model",
+      category: "person.descriptor"
+    })
     expect(v.evidence[0]).toBe(`the rules said not (${at(verdicts, "report_lines", "quarter_mark").rule})`)
     expect(v.evidence).toContain("model: tok:mark")
     expect(v.confidence).toBeGreaterThanOrEqual(0.75)
@@ -59,18 +83,28 @@ describe("the second stage", () => {
 
   it("gives the most probable flag class", () => {
     const { src, verdicts } = judged()
-    expect(at(secondStage(model(0.75, [0, 3, 6, 0]), src, verdicts), "report_lines", "quarter_mark")).toMatchObject({ value: "special", category: "special" })
+    expect(at(secondStage(model(0.75, [0, 3, 6, 0]), src, verdicts), "report_lines", "quarter_mark")).toMatchObject({
+      value: "special",
+      category: "special"
+    })
   })
 
   it("leaves a column alone below its threshold", () => {
     const { src, verdicts } = judged()
-    expect(at(secondStage(model(0.99), src, verdicts), "report_lines", "quarter_mark")).toBe(at(verdicts, "report_lines", "quarter_mark"))
+    expect(at(secondStage(model(0.99), src, verdicts), "report_lines", "quarter_mark")).toBe(
+      at(verdicts, "report_lines", "quarter_mark")
+    )
   })
 
   it("never touches a flag, a type veto, a count or flag marker, or the date of an event", () => {
     const { src, verdicts } = judged()
     const out = secondStage(model(0.5), src, verdicts)
-    for (const [t, c] of [["pupils", "first_name"], ["report_lines", "pupil_id"], ["report_lines", "email_count"], ["report_lines", "created_at"]] as const) {
+    for (
+      const [t, c] of [["pupils", "first_name"], ["report_lines", "pupil_id"], ["report_lines", "email_count"], [
+        "report_lines",
+        "created_at"
+      ]] as const
+    ) {
       expect(at(out, t, c)).toBe(at(verdicts, t, c))
     }
     expect(at(verdicts, "report_lines", "created_at").value).toBe("not")
@@ -86,7 +120,8 @@ describe("the second stage", () => {
     expect(decodeModel(modelData).threshold).toBeGreaterThan(0.5)
     expect(() => decodeModel({ version: "x", threshold: 0.7, bias: [0, 0, 0], weights: {} })).toThrow(/model.json/)
     expect(() => decodeModel({ version: "x", threshold: 2, bias: [0, 0, 0, 0], weights: {} })).toThrow(/model.json/)
-    expect(() => decodeModel({ version: "x", threshold: 0.7, bias: [0, 0, 0, 0], weights: { a: [1, "2", 3, 4] } })).toThrow(/model.json/)
+    expect(() => decodeModel({ version: "x", threshold: 0.7, bias: [0, 0, 0, 0], weights: { a: [1, "2", 3, 4] } }))
+      .toThrow(/model.json/)
   })
 
   it("sums memoised parts to exactly what scoring every column's whole feature list gives", () => {

@@ -3,14 +3,21 @@
  * postgres) and a small hand-written manifest for what the fixtures lack (snapshots, analyses,
  * disabled nodes, chains of ephemeral models, relation-name fallbacks).
  */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
-import { DbtConnector, type DbtManifest, loadDbtManifest, parseDbtManifest, readDbtManifest, splitRelation } from "../../src/layers/connectors/Dbt.js"
+import {
+  DbtConnector,
+  type DbtManifest,
+  loadDbtManifest,
+  parseDbtManifest,
+  readDbtManifest,
+  splitRelation
+} from "../../src/layers/connectors/Dbt.js"
 import type { ConnectorInput } from "../../src/services/Connectors.js"
 import { fixturesDir } from "../utils/databases.js"
 
@@ -38,7 +45,10 @@ describe("parseDbtManifest on the real fixtures", () => {
     assert.isTrue(has(m, "wh/main/order_items", "wh/main/orders"))
     assert.isTrue(has(m, "wh/main/orders", "wh/main/customers"))
     // raw_items is a source name and identifier; its seed has the same relation: one dataset id.
-    assert.strictEqual(m.relations.filter((r) => r.datasetId === "wh/raw/raw_items").map((r) => r.resourceType).sort().join(","), "seed,source")
+    assert.strictEqual(
+      m.relations.filter((r) => r.datasetId === "wh/raw/raw_items").map((r) => r.resourceType).sort().join(","),
+      "seed,source"
+    )
     // No duplicate edge, no self-edge.
     assert.strictEqual(new Set(m.edges.map((e) => `${e.from}>${e.to}`)).size, m.edges.length)
     for (const e of m.edges) assert.notStrictEqual(e.from, e.to)
@@ -83,18 +93,34 @@ describe("parseDbtManifest on the real fixtures", () => {
     assert.isTrue(m.edges.some((e) => e.from === "pg/public/company_data"))
     assert.isFalse(m.datasets.includes("pg/public/company"))
     // Ephemeral models never appear as endpoints …
-    for (const id of ["int_hubspot__email_event_aggregates", "int_hubspot__email_aggregate_status_change", "int_hubspot__form_metrics__by_contact", "int_hubspot__engagement_metrics__by_contact"]) {
+    for (
+      const id of [
+        "int_hubspot__email_event_aggregates",
+        "int_hubspot__email_aggregate_status_change",
+        "int_hubspot__form_metrics__by_contact",
+        "int_hubspot__engagement_metrics__by_contact"
+      ]
+    ) {
       assert.isFalse(m.edges.some((e) => e.from.endsWith(`/${id}`) || e.to.endsWith(`/${id}`)), id)
     }
     // … but lineage through them is kept: stg_hubspot__email_event → (ephemeral) → hubspot__email_sends.
     assert.isTrue(has(m, "pg/public_hubspot/stg_hubspot__email_event", "pg/public_hubspot/hubspot__email_sends"))
-    assert.isTrue(has(m, "pg/public_hubspot/hubspot__email_event_status_change", "pg/public_hubspot/hubspot__email_sends"))
+    assert.isTrue(
+      has(m, "pg/public_hubspot/hubspot__email_event_status_change", "pg/public_hubspot/hubspot__email_sends")
+    )
     assert.isTrue(has(m, "pg/public_hubspot/stg_hubspot__form", "pg/public_hubspot/hubspot__contacts"))
     assert.isTrue(has(m, "pg/public_hubspot/hubspot__engagements", "pg/public_hubspot/hubspot__contacts"))
   })
 
   it("each fixture parses in well under a second", () => {
-    for (const dir of ["fivetran-hubspot-postgres-1.11", "jaffle-shop-duckdb-1.11", "jaffle_shop-bigquery-1.6-v10", "jaffle_shop-classic-bigquery-1.9"]) {
+    for (
+      const dir of [
+        "fivetran-hubspot-postgres-1.11",
+        "jaffle-shop-duckdb-1.11",
+        "jaffle_shop-bigquery-1.6-v10",
+        "jaffle_shop-classic-bigquery-1.9"
+      ]
+    ) {
       const t0 = performance.now()
       read(dir)
       assert.isBelow(performance.now() - t0, 1500, dir)
@@ -103,21 +129,103 @@ describe("parseDbtManifest on the real fixtures", () => {
 })
 
 const synthetic = {
-  metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v11.json", dbt_version: "1.8.0", adapter_type: "snowflake" },
+  metadata: {
+    dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v11.json",
+    dbt_version: "1.8.0",
+    adapter_type: "snowflake"
+  },
   nodes: {
-    "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "ANALYTICS", name: "a", alias: "A_TABLE", config: { materialized: "table" }, relation_name: "DB.ANALYTICS.A_TABLE", depends_on: { nodes: ["model.p.e2"] } },
-    "model.p.e1": { unique_id: "model.p.e1", resource_type: "model", schema: "ANALYTICS", name: "e1", config: { materialized: "ephemeral" }, relation_name: null, depends_on: { nodes: ["source.p.crm.people", "snapshot.p.snap"] } },
-    "model.p.e2": { unique_id: "model.p.e2", resource_type: "model", schema: "ANALYTICS", name: "e2", config: { materialized: "ephemeral" }, relation_name: null, depends_on: { nodes: ["model.p.e1", "model.p.e3"] } },
-    "model.p.e3": { unique_id: "model.p.e3", resource_type: "model", schema: "ANALYTICS", name: "e3", config: { materialized: "ephemeral" }, depends_on: { nodes: ["model.p.e2"] } },
-    "snapshot.p.snap": { unique_id: "snapshot.p.snap", resource_type: "snapshot", schema: "SNAPSHOTS", name: "snap", alias: "snap", config: { materialized: "snapshot" }, depends_on: { nodes: ["source.p.crm.people"] } },
-    "model.p.from_relation": { unique_id: "model.p.from_relation", resource_type: "model", name: "ignored", config: { materialized: "view" }, relation_name: "`proj`.`mart`.`tbl`", depends_on: { nodes: ["model.p.a", "model.p.missing"] } },
-    "model.p.off": { unique_id: "model.p.off", resource_type: "model", schema: "ANALYTICS", name: "off", config: { enabled: false, materialized: "table" }, depends_on: { nodes: ["model.p.a"] } },
-    "analysis.p.x": { unique_id: "analysis.p.x", resource_type: "analysis", schema: "ANALYTICS", name: "x", config: {}, depends_on: { nodes: ["model.p.a"] } },
-    "operation.p.on-run-end": { unique_id: "operation.p.on-run-end", resource_type: "operation", config: {}, depends_on: { nodes: [] } },
-    "test.p.not_null": { unique_id: "test.p.not_null", resource_type: "test", config: {}, depends_on: { nodes: ["model.p.a"] } }
+    "model.p.a": {
+      unique_id: "model.p.a",
+      resource_type: "model",
+      schema: "ANALYTICS",
+      name: "a",
+      alias: "A_TABLE",
+      config: { materialized: "table" },
+      relation_name: "DB.ANALYTICS.A_TABLE",
+      depends_on: { nodes: ["model.p.e2"] }
+    },
+    "model.p.e1": {
+      unique_id: "model.p.e1",
+      resource_type: "model",
+      schema: "ANALYTICS",
+      name: "e1",
+      config: { materialized: "ephemeral" },
+      relation_name: null,
+      depends_on: { nodes: ["source.p.crm.people", "snapshot.p.snap"] }
+    },
+    "model.p.e2": {
+      unique_id: "model.p.e2",
+      resource_type: "model",
+      schema: "ANALYTICS",
+      name: "e2",
+      config: { materialized: "ephemeral" },
+      relation_name: null,
+      depends_on: { nodes: ["model.p.e1", "model.p.e3"] }
+    },
+    "model.p.e3": {
+      unique_id: "model.p.e3",
+      resource_type: "model",
+      schema: "ANALYTICS",
+      name: "e3",
+      config: { materialized: "ephemeral" },
+      depends_on: { nodes: ["model.p.e2"] }
+    },
+    "snapshot.p.snap": {
+      unique_id: "snapshot.p.snap",
+      resource_type: "snapshot",
+      schema: "SNAPSHOTS",
+      name: "snap",
+      alias: "snap",
+      config: { materialized: "snapshot" },
+      depends_on: { nodes: ["source.p.crm.people"] }
+    },
+    "model.p.from_relation": {
+      unique_id: "model.p.from_relation",
+      resource_type: "model",
+      name: "ignored",
+      config: { materialized: "view" },
+      relation_name: "`proj`.`mart`.`tbl`",
+      depends_on: { nodes: ["model.p.a", "model.p.missing"] }
+    },
+    "model.p.off": {
+      unique_id: "model.p.off",
+      resource_type: "model",
+      schema: "ANALYTICS",
+      name: "off",
+      config: { enabled: false, materialized: "table" },
+      depends_on: { nodes: ["model.p.a"] }
+    },
+    "analysis.p.x": {
+      unique_id: "analysis.p.x",
+      resource_type: "analysis",
+      schema: "ANALYTICS",
+      name: "x",
+      config: {},
+      depends_on: { nodes: ["model.p.a"] }
+    },
+    "operation.p.on-run-end": {
+      unique_id: "operation.p.on-run-end",
+      resource_type: "operation",
+      config: {},
+      depends_on: { nodes: [] }
+    },
+    "test.p.not_null": {
+      unique_id: "test.p.not_null",
+      resource_type: "test",
+      config: {},
+      depends_on: { nodes: ["model.p.a"] }
+    }
   },
   sources: {
-    "source.p.crm.people": { unique_id: "source.p.crm.people", resource_type: "source", schema: "RAW", name: "people", identifier: "PEOPLE_V2", relation_name: "DB.RAW.PEOPLE_V2" }
+    "source.p.crm.people": {
+      unique_id: "source.p.crm.people",
+      resource_type: "source",
+      schema: "RAW",
+      name: "people",
+      identifier: "PEOPLE_V2",
+      relation_name: "DB.RAW.PEOPLE_V2"
+    }
   }
 }
 
@@ -127,7 +235,12 @@ describe("parseDbtManifest on a hand-written manifest", () => {
     assert.isTrue(Either.isRight(r))
     const m = Either.getOrThrow(r)
     assert.strictEqual(m.schemaVersion, 11)
-    assert.deepStrictEqual(m.datasets, ["snow/ANALYTICS/A_TABLE", "snow/RAW/PEOPLE_V2", "snow/SNAPSHOTS/snap", "snow/mart/tbl"])
+    assert.deepStrictEqual(m.datasets, [
+      "snow/ANALYTICS/A_TABLE",
+      "snow/RAW/PEOPLE_V2",
+      "snow/SNAPSHOTS/snap",
+      "snow/mart/tbl"
+    ])
     assert.deepStrictEqual(
       m.edges.map((e) => `${e.from} > ${e.to}`).sort(),
       [
@@ -141,27 +254,53 @@ describe("parseDbtManifest on a hand-written manifest", () => {
   })
 
   it("refuses what is not a dbt manifest, saying why", () => {
-    const reason = (v: unknown) => Either.match(parseDbtManifest(v, "wh"), { onLeft: (l) => l, onRight: () => "parsed" })
+    const reason = (v: unknown) =>
+      Either.match(parseDbtManifest(v, "wh"), { onLeft: (l) => l, onRight: () => "parsed" })
     assert.match(reason([]), /not a JSON object/)
     assert.match(reason({ nodes: {} }), /no metadata\.dbt_schema_version/)
-    assert.match(reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/catalog/v1.json" }, nodes: {} }), /dbt catalog artifact.*not the manifest/)
-    assert.match(reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v12.json" } }), /no "nodes"/)
-    const node = { "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "s", name: "a", depends_on: { nodes: [] } } }
-    const manifest = (v: string, nodes: unknown) => ({ metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` }, nodes })
+    assert.match(
+      reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/catalog/v1.json" }, nodes: {} }),
+      /dbt catalog artifact.*not the manifest/
+    )
+    assert.match(
+      reason({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v12.json" } }),
+      /no "nodes"/
+    )
+    const node = {
+      "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "s", name: "a", depends_on: { nodes: [] } }
+    }
+    const manifest = (v: string, nodes: unknown) => ({
+      metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` },
+      nodes
+    })
     // Only v10–v12 are read; the message names the version found and what is supported.
     assert.match(reason(manifest("v1", node)), /manifest v1; supported are manifest v10–v12/)
     assert.match(reason(manifest("v99", node)), /manifest v99; supported are manifest v10–v12/)
     assert.match(reason(manifest("v9", node)), /manifest v9;/)
     for (const v of ["v10", "v11", "v12"]) assert.strictEqual(reason(manifest(v, node)), "parsed")
     assert.match(reason(manifest("v12", {})), /holds no nodes/)
-    assert.match(Either.match(readDbtManifest("{oops", "wh"), { onLeft: (l) => l, onRight: () => "parsed" }), /not valid JSON/)
+    assert.match(
+      Either.match(readDbtManifest("{oops", "wh"), { onLeft: (l) => l, onRight: () => "parsed" }),
+      /not valid JSON/
+    )
     const catalogJson = readFileSync(path.join(dbtDir, "jaffle-shop-duckdb-1.11", "catalog.json"), "utf8")
-    assert.match(Either.match(readDbtManifest(catalogJson, "wh"), { onLeft: (l) => l, onRight: () => "parsed" }), /catalog artifact/)
+    assert.match(
+      Either.match(readDbtManifest(catalogJson, "wh"), { onLeft: (l) => l, onRight: () => "parsed" }),
+      /catalog artifact/
+    )
   })
 
   it("splitRelation handles duckdb/postgres double quotes, BigQuery backticks and bare names", () => {
-    assert.deepStrictEqual(splitRelation("\"jaffle_shop\".\"main\".\"stg_orders\""), ["jaffle_shop", "main", "stg_orders"])
-    assert.deepStrictEqual(splitRelation("`your-project`.`jaffle_shop`.`customers`"), ["your-project", "jaffle_shop", "customers"])
+    assert.deepStrictEqual(splitRelation("\"jaffle_shop\".\"main\".\"stg_orders\""), [
+      "jaffle_shop",
+      "main",
+      "stg_orders"
+    ])
+    assert.deepStrictEqual(splitRelation("`your-project`.`jaffle_shop`.`customers`"), [
+      "your-project",
+      "jaffle_shop",
+      "customers"
+    ])
     assert.deepStrictEqual(splitRelation("db.schema.t"), ["db", "schema", "t"])
     assert.deepStrictEqual(splitRelation("\"we\"\"ird\".\"a.b\""), ["we\"ird", "a.b"])
   })
@@ -209,13 +348,32 @@ describe("DbtConnector", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(path.join(tmpdir(), "ldc-dbt-"))
       try {
-        const node = { "model.p.a": { unique_id: "model.p.a", resource_type: "model", schema: "s", name: "a", depends_on: { nodes: [] } } }
+        const node = {
+          "model.p.a": {
+            unique_id: "model.p.a",
+            resource_type: "model",
+            schema: "s",
+            name: "a",
+            depends_on: { nodes: [] }
+          }
+        }
         const write = (name: string, v: string, nodes: unknown) =>
-          writeFileSync(path.join(dir, name), JSON.stringify({ metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` }, nodes }))
+          writeFileSync(
+            path.join(dir, name),
+            JSON.stringify({
+              metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${v}.json` },
+              nodes
+            })
+          )
         write("v1.json", "v1", node)
         write("v99.json", "v99", node)
         write("empty.json", "v12", {})
-        for (const [file, expected] of [["v1.json", /manifest v1; supported are manifest v10–v12/], ["v99.json", /manifest v99; supported/], ["empty.json", /no nodes/]] as const) {
+        for (
+          const [file, expected] of [["v1.json", /manifest v1; supported are manifest v10–v12/], [
+            "v99.json",
+            /manifest v99; supported/
+          ], ["empty.json", /no nodes/]] as const
+        ) {
           const scan = yield* Effect.flip(DbtConnector.scan(input({ path: file, target: "wh" }, dir)))
           assert.strictEqual(scan.code, "SOURCE_UNREACHABLE")
           assert.match(scan.message, expected)
@@ -236,8 +394,14 @@ describe("DbtConnector", () => {
       const secret = "Pl4nted-Secr3t-Value"
       try {
         writeFileSync(path.join(dir, ".env"), `DATABASE_URL=postgres://app:${secret}@db.internal:5432/app\n`)
-        writeFileSync(path.join(dir, "broken.json"), `{"metadata": {"dbt_schema_version": "${secret}"}, "nodes": {"x": ${secret}}}`)
-        writeFileSync(path.join(dir, "odd.json"), `{"metadata": {"dbt_schema_version": "https://${secret}@x/dbt/manifest/v12.json"}}`)
+        writeFileSync(
+          path.join(dir, "broken.json"),
+          `{"metadata": {"dbt_schema_version": "${secret}"}, "nodes": {"x": ${secret}}}`
+        )
+        writeFileSync(
+          path.join(dir, "odd.json"),
+          `{"metadata": {"dbt_schema_version": "https://${secret}@x/dbt/manifest/v12.json"}}`
+        )
         for (const file of [".env", "broken.json", "odd.json"]) {
           const e = yield* Effect.flip(DbtConnector.scan(input({ path: file, target: "wh" }, dir)))
           assert.strictEqual(e.code, "SOURCE_UNREACHABLE")

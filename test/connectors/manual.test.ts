@@ -1,9 +1,9 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
 import type { RawDataset } from "../../src/domain/Metadata.js"
 import { loadSchemaCsv, ManualCsvConnector, parseSchemaCsv } from "../../src/layers/connectors/ManualCsv.js"
 import type { ConnectorInput } from "../../src/services/Connectors.js"
@@ -51,7 +51,9 @@ describe("ManualCsvConnector", () => {
       assert.include(person.columns[0]!.comment ?? "", "every person with a different unique identifier")
       // fkTableName CONCEPT / fkFieldName CONCEPT_ID resolve to the dictionary's own spelling.
       assert.deepStrictEqual(col(raw.datasets, "person", "gender_concept_id").references, {
-        schema: "main", table: "concept", column: "concept_id"
+        schema: "main",
+        table: "concept",
+        column: "concept_id"
       })
       // `NA` is null, not the text "NA".
       const nullable = col(raw.datasets, "person", "month_of_birth")
@@ -70,14 +72,25 @@ describe("ManualCsvConnector", () => {
       assert.isTrue(siteId.isPrimaryKey)
       assert.strictEqual(siteId.type, "text")
       assert.strictEqual(siteId.comment, "Unique alphanumeric ID assigned to each site")
-      assert.strictEqual(col(raw.datasets, "sites", "region").comment, "General geographic zone. \"DI\" (Discovery Islands) or \"JS\" (Johnstone Strait)")
-      assert.deepStrictEqual(col(raw.datasets, "survey_data", "site_id").references, { schema: "main", table: "sites", column: "site_id" })
+      assert.strictEqual(
+        col(raw.datasets, "sites", "region").comment,
+        "General geographic zone. \"DI\" (Discovery Islands) or \"JS\" (Johnstone Strait)"
+      )
+      assert.deepStrictEqual(col(raw.datasets, "survey_data", "site_id").references, {
+        schema: "main",
+        table: "sites",
+        column: "site_id"
+      })
       // key "PK, FK" with references "fish_field_data".
       const ufn = col(raw.datasets, "fish_lab_data", "ufn")
       assert.isTrue(ufn.isPrimaryKey)
       assert.deepStrictEqual(ufn.references, { schema: "main", table: "fish_field_data", column: "ufn" })
       // "fish_field_data, fish_lab_data": the first parent.
-      assert.deepStrictEqual(col(raw.datasets, "stock_id", "ufn").references, { schema: "main", table: "fish_field_data", column: "ufn" })
+      assert.deepStrictEqual(col(raw.datasets, "stock_id", "ufn").references, {
+        schema: "main",
+        table: "fish_field_data",
+        column: "ufn"
+      })
       assert.strictEqual(col(raw.datasets, "ysi", "quality_level").type, "")
       const probe = yield* ManualCsvConnector.probe(input("hakai-jsp/data_dictionary.csv"))
       assert.strictEqual(probe.target, path.join(dictionaries, "hakai-jsp/data_dictionary.csv"))
@@ -117,20 +130,32 @@ describe("ManualCsvConnector", () => {
   })
 
   it("references spelled table.column or just the table (its primary key); a plain name header", () => {
-    const datasets = parsed("table,name,type,references,key\nusers,id,int,,PK\norders,owner,int,users.id,FK\norders,buyer,int,users,FK\n")
+    const datasets = parsed(
+      "table,name,type,references,key\nusers,id,int,,PK\norders,owner,int,users.id,FK\norders,buyer,int,users,FK\n"
+    )
     assert.isTrue(col(datasets, "users", "id").isPrimaryKey)
-    assert.deepStrictEqual(col(datasets, "orders", "owner").references, { schema: "main", table: "users", column: "id" })
-    assert.deepStrictEqual(col(datasets, "orders", "buyer").references, { schema: "main", table: "users", column: "id" })
+    assert.deepStrictEqual(col(datasets, "orders", "owner").references, {
+      schema: "main",
+      table: "users",
+      column: "id"
+    })
+    assert.deepStrictEqual(col(datasets, "orders", "buyer").references, {
+      schema: "main",
+      table: "users",
+      column: "id"
+    })
   })
 
   it("empty files, missing cells, duplicates and broken quoting are ADD_INPUT_INVALID", () => {
-    for (const text of [
-      "",
-      "table,column,type\n",
-      "table,column,type\nusers,,text\n",
-      "table,column,type\nusers,id,int\nusers,id,int\n",
-      "table,column,type\nusers,\"id,int\n"
-    ]) {
+    for (
+      const text of [
+        "",
+        "table,column,type\n",
+        "table,column,type\nusers,,text\n",
+        "table,column,type\nusers,id,int\nusers,id,int\n",
+        "table,column,type\nusers,\"id,int\n"
+      ]
+    ) {
       const result = parseSchemaCsv(text, "x.csv")
       assert.isTrue(Either.isLeft(result), JSON.stringify(text))
       if (Either.isLeft(result)) assert.strictEqual(result.left.code, "ADD_INPUT_INVALID")
@@ -175,7 +200,10 @@ describe("ManualCsvConnector", () => {
       }
     }
     const header = parseSchemaCsv(cases[0]!, "dict.csv")
-    assert.isTrue(Either.isLeft(header) && /header row \(line 1, 1 cell\) has no "table", "column", "type" columns/.test(header.left.message))
+    assert.isTrue(
+      Either.isLeft(header) &&
+        /header row \(line 1, 1 cell\) has no "table", "column", "type" columns/.test(header.left.message)
+    )
   })
 
   it.live("a FIFO, a device or a folder is refused before it is opened, by the connector and by add's loader", () =>
@@ -184,7 +212,12 @@ describe("ManualCsvConnector", () => {
       try {
         const fifo = path.join(dir, "dict.csv")
         execFileSync("mkfifo", [fifo])
-        for (const [target, reason] of [[fifo, /named pipe \(FIFO\)/], ["/dev/zero", /character device/], [dir, /a folder/]] as const) {
+        for (
+          const [target, reason] of [[fifo, /named pipe \(FIFO\)/], ["/dev/zero", /character device/], [
+            dir,
+            /a folder/
+          ]] as const
+        ) {
           const t0 = performance.now()
           const scan = yield* Effect.flip(ManualCsvConnector.scan(input(target, dir)))
           const probe = yield* Effect.flip(ManualCsvConnector.probe(input(target, dir)))

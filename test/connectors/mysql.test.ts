@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs"
-import * as path from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import * as path from "node:path"
 import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
 import { describeVersion, MysqlConnector, sessionSql, withSession } from "../../src/layers/connectors/Mysql.js"
 import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
@@ -22,14 +22,23 @@ interface ExpectedMy {
     readonly table_type: string
     readonly exact_count: number | null
     readonly information_schema_table_rows: number | null
-    readonly columns: ReadonlyArray<{ readonly name: string; readonly type: string; readonly nullable: boolean; readonly key: string | null }>
+    readonly columns: ReadonlyArray<
+      { readonly name: string; readonly type: string; readonly nullable: boolean; readonly key: string | null }
+    >
   }>
 }
 
-const expected = (file: string): ExpectedMy => JSON.parse(readFileSync(path.join(fixturesDir, file), "utf8")) as ExpectedMy
+const expected = (file: string): ExpectedMy =>
+  JSON.parse(readFileSync(path.join(fixturesDir, file), "utf8")) as ExpectedMy
 
 const input = (url: string, schemas?: ReadonlyArray<string>): ConnectorInput => ({
-  source: { id: "my", kind: "mysql", driver: "mysql2", connectionRef: "MY_URL", ...(schemas === undefined ? {} : { schemas }) },
+  source: {
+    id: "my",
+    kind: "mysql",
+    driver: "mysql2",
+    connectionRef: "MY_URL",
+    ...(schemas === undefined ? {} : { schemas })
+  },
   secret: url,
   baseDir: process.cwd()
 })
@@ -48,7 +57,12 @@ const deps = (d: RawDataset): Array<string> => d.dependsOn.map((x) => x.name).so
  * scan must give exactly that; where the fixture itself recorded a sampled figure (sakila payment and
  * rental, Chinook Track) the scan must give the server's current TABLE_ROWS, within 5% of the fixture.
  */
-const assertMatchesExpected = (raw: RawSource, schema: string, exp: ExpectedMy, serverRows: ReadonlyMap<string, number>) => {
+const assertMatchesExpected = (
+  raw: RawSource,
+  schema: string,
+  exp: ExpectedMy,
+  serverRows: ReadonlyMap<string, number>
+) => {
   const names = raw.datasets.filter((d) => d.schema === schema).map((d) => d.name).sort()
   assert.deepStrictEqual(names, exp.tables.map((t) => t.table_name).sort())
   for (const t of exp.tables) {
@@ -76,18 +90,27 @@ const assertMatchesExpected = (raw: RawSource, schema: string, exp: ExpectedMy, 
 /** TABLE_ROWS as the server reports it now, read by the test (not the connector). */
 const serverTableRows = (db: string) =>
   Effect.map(
-    mariadb(null, `SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}' AND TABLE_TYPE = 'BASE TABLE'`),
-    (out) => new Map(out.split("\n").filter((l) => l !== "").map((l) => [l.split("\t")[0]!, Number(l.split("\t")[1])] as const))
+    mariadb(
+      null,
+      `SELECT TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db}' AND TABLE_TYPE = 'BASE TABLE'`
+    ),
+    (out) =>
+      new Map(
+        out.split("\n").filter((l) => l !== "").map((l) => [l.split("\t")[0]!, Number(l.split("\t")[1])] as const)
+      )
   )
 
 const opts = { timeout: "120 seconds", excludeTestServices: true } as const
 
 describe("MysqlConnector", () => {
-  layer(mariaDatabaseLayer({
-    fixture: mariaFixtures.sakila,
-    sql: `ALTER TABLE customer COMMENT = 'People who rent films';
+  layer(
+    mariaDatabaseLayer({
+      fixture: mariaFixtures.sakila,
+      sql: `ALTER TABLE customer COMMENT = 'People who rent films';
           ALTER TABLE customer MODIFY email VARCHAR(50) DEFAULT NULL COMMENT 'Contact e-mail, personal data';`
-  }), opts)("sakila", (it) => {
+    }),
+    opts
+  )("sakila", (it) => {
     it.effect("matches the fixture: kinds, columns, types, estimates", () =>
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
@@ -108,8 +131,24 @@ describe("MysqlConnector", () => {
         assert.deepStrictEqual(deps(v("actor_info")), ["actor", "category", "film", "film_actor", "film_category"])
         assert.deepStrictEqual(deps(v("customer_list")), ["address", "city", "country", "customer"])
         assert.deepStrictEqual(deps(v("film_list")), ["actor", "category", "film", "film_actor", "film_category"])
-        assert.deepStrictEqual(deps(v("sales_by_film_category")), ["category", "film", "film_category", "inventory", "payment", "rental"])
-        assert.deepStrictEqual(deps(v("sales_by_store")), ["address", "city", "country", "inventory", "payment", "rental", "staff", "store"])
+        assert.deepStrictEqual(deps(v("sales_by_film_category")), [
+          "category",
+          "film",
+          "film_category",
+          "inventory",
+          "payment",
+          "rental"
+        ])
+        assert.deepStrictEqual(deps(v("sales_by_store")), [
+          "address",
+          "city",
+          "country",
+          "inventory",
+          "payment",
+          "rental",
+          "staff",
+          "store"
+        ])
         assert.deepStrictEqual(deps(v("staff_list")), ["address", "city", "country", "staff"])
         for (const d of raw.datasets) {
           assert.isTrue(d.dependsOn.every((x) => x.schema === db.name))
@@ -128,9 +167,21 @@ describe("MysqlConnector", () => {
         }
         assert.isTrue(col("film_actor", "actor_id").isPrimaryKey)
         assert.isTrue(col("film_actor", "film_id").isPrimaryKey)
-        assert.deepStrictEqual(col("film_actor", "actor_id").references, { schema: db.name, table: "actor", column: "actor_id" })
-        assert.deepStrictEqual(col("address", "city_id").references, { schema: db.name, table: "city", column: "city_id" })
-        assert.deepStrictEqual(col("payment", "rental_id").references, { schema: db.name, table: "rental", column: "rental_id" })
+        assert.deepStrictEqual(col("film_actor", "actor_id").references, {
+          schema: db.name,
+          table: "actor",
+          column: "actor_id"
+        })
+        assert.deepStrictEqual(col("address", "city_id").references, {
+          schema: db.name,
+          table: "city",
+          column: "city_id"
+        })
+        assert.deepStrictEqual(col("payment", "rental_id").references, {
+          schema: db.name,
+          table: "rental",
+          column: "rental_id"
+        })
         assert.isNull(col("actor", "first_name").references)
         assert.strictEqual(col("customer", "email").comment, "Contact e-mail, personal data")
         assert.strictEqual(col("customer", "first_name").comment, null)
@@ -179,12 +230,20 @@ describe("MysqlConnector", () => {
           assert.strictEqual(Number(r.ro), 1)
           assert.strictEqual(Number(r.limit), 60)
         }
-        for (const write of [`CREATE TABLE \`${db.name}\`.ldc_write_probe (x INT)`, `UPDATE \`${db.name}\`.actor SET first_name = first_name`]) {
+        for (
+          const write of [
+            `CREATE TABLE \`${db.name}\`.ldc_write_probe (x INT)`,
+            `UPDATE \`${db.name}\`.actor SET first_name = first_name`
+          ]
+        ) {
           const error = yield* Effect.flip(withSession(input(db.url), (sql) => sql.query(write)))
           assert.strictEqual(error.code, "SOURCE_UNREACHABLE")
           assert.match(error.message, /READ ONLY transaction/i)
         }
-        const left = yield* mariadb(null, `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db.name}' AND TABLE_NAME = 'ldc_write_probe'`)
+        const left = yield* mariadb(
+          null,
+          `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${db.name}' AND TABLE_NAME = 'ldc_write_probe'`
+        )
         assert.strictEqual(left.trim(), "0")
       }))
 
@@ -202,10 +261,17 @@ describe("MysqlConnector", () => {
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
         const raw = yield* MysqlConnector.scan(input(db.url))
-        assertMatchesExpected(raw, db.name, expected("chinook/expected-mariadb10.11-after-analyze.json"), yield* serverTableRows(db.name))
+        assertMatchesExpected(
+          raw,
+          db.name,
+          expected("chinook/expected-mariadb10.11-after-analyze.json"),
+          yield* serverTableRows(db.name)
+        )
         assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 64)
         assert.deepStrictEqual(find(raw, db.name, "Track").columns.find((c) => c.name === "AlbumId")?.references, {
-          schema: db.name, table: "Album", column: "AlbumId"
+          schema: db.name,
+          table: "Album",
+          column: "AlbumId"
         })
       }))
   })
@@ -216,11 +282,16 @@ describe("MysqlConnector", () => {
         const db = yield* TestDatabaseTag
         const raw = yield* MysqlConnector.scan(input(db.url))
         assertMatchesExpected(
-          raw, db.name, expected("northwind/expected-mariadb10.11-mywind-after-analyze.json"), yield* serverTableRows(db.name)
+          raw,
+          db.name,
+          expected("northwind/expected-mariadb10.11-mywind-after-analyze.json"),
+          yield* serverTableRows(db.name)
         )
         assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 177)
         assert.deepStrictEqual(find(raw, db.name, "orders").columns.find((c) => c.name === "customer_id")?.references, {
-          schema: db.name, table: "customers", column: "id"
+          schema: db.name,
+          table: "customers",
+          column: "id"
         })
       }))
   })
@@ -232,28 +303,49 @@ describe("MysqlConnector", () => {
         const raw = yield* MysqlConnector.scan(input(db.url))
         const tables = raw.datasets.filter((d) => d.kind === "table")
         const views = raw.datasets.filter((d) => d.kind === "view")
-        assert.deepStrictEqual(tables.map((t) => t.name).sort(), ["departments", "dept_emp", "dept_manager", "employees", "salaries", "titles"])
+        assert.deepStrictEqual(tables.map((t) => t.name).sort(), [
+          "departments",
+          "dept_emp",
+          "dept_manager",
+          "employees",
+          "salaries",
+          "titles"
+        ])
         for (const t of tables) assert.strictEqual(t.rowEstimate, 0, t.name)
         assert.deepStrictEqual(views.map((v) => v.name).sort(), ["current_dept_emp", "dept_emp_latest_date"])
         assert.deepStrictEqual(deps(find(raw, db.name, "dept_emp_latest_date")), ["dept_emp"])
         assert.deepStrictEqual(deps(find(raw, db.name, "current_dept_emp")), ["dept_emp", "dept_emp_latest_date"])
         assert.deepStrictEqual(find(raw, db.name, "salaries").columns.find((c) => c.name === "emp_no")?.references, {
-          schema: db.name, table: "employees", column: "emp_no"
+          schema: db.name,
+          table: "employees",
+          column: "emp_no"
         })
       }))
   })
 
   it("sessionSql picks the read-only and time-limit variables of each server", () => {
-    assert.strictEqual(sessionSql("10.11.19-MariaDB-0+deb12u1"), "SET SESSION tx_read_only = 1, SESSION max_statement_time = 60")
-    assert.strictEqual(sessionSql("11.4.2-MariaDB"), "SET SESSION transaction_read_only = 1, SESSION max_statement_time = 60")
+    assert.strictEqual(
+      sessionSql("10.11.19-MariaDB-0+deb12u1"),
+      "SET SESSION tx_read_only = 1, SESSION max_statement_time = 60"
+    )
+    assert.strictEqual(
+      sessionSql("11.4.2-MariaDB"),
+      "SET SESSION transaction_read_only = 1, SESSION max_statement_time = 60"
+    )
     assert.strictEqual(sessionSql("10.0.38-MariaDB"), "SET SESSION tx_read_only = 1")
-    assert.strictEqual(sessionSql("8.0.36"), "SET SESSION transaction_read_only = 1, SESSION max_execution_time = 60000")
+    assert.strictEqual(
+      sessionSql("8.0.36"),
+      "SET SESSION transaction_read_only = 1, SESSION max_execution_time = 60000"
+    )
     assert.strictEqual(sessionSql("5.7.10-log"), "SET SESSION tx_read_only = 1, SESSION max_execution_time = 60000")
     assert.strictEqual(sessionSql("5.6.51"), "SET SESSION tx_read_only = 1")
   })
 
   it("describeVersion tells MariaDB from MySQL and knows VIEW_TABLE_USAGE", () => {
-    assert.deepStrictEqual(describeVersion("10.11.19-MariaDB-0+deb12u1"), { label: "MariaDB 10.11.19", hasViewTableUsage: false })
+    assert.deepStrictEqual(describeVersion("10.11.19-MariaDB-0+deb12u1"), {
+      label: "MariaDB 10.11.19",
+      hasViewTableUsage: false
+    })
     assert.deepStrictEqual(describeVersion("8.0.36"), { label: "MySQL 8.0.36", hasViewTableUsage: true })
     assert.deepStrictEqual(describeVersion("8.0.12"), { label: "MySQL 8.0.12", hasViewTableUsage: false })
     assert.deepStrictEqual(describeVersion("5.7.44-log"), { label: "MySQL 5.7.44", hasViewTableUsage: false })
@@ -276,7 +368,10 @@ describe("MysqlConnector", () => {
 
   it.live("a closed port is SOURCE_UNREACHABLE naming 127.0.0.1:1 without the password", () =>
     Effect.gen(function*() {
-      const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [MysqlConnector.scan, MysqlConnector.probe]
+      const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [
+        MysqlConnector.scan,
+        MysqlConnector.probe
+      ]
       for (const run of runs) {
         const error = yield* Effect.flip(run(input("mysql://root:Sup3rS3cret@127.0.0.1:1/sakila")))
         assert.strictEqual(error.code, "SOURCE_UNREACHABLE")

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs"
-import * as path from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import * as path from "node:path"
 import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
 import { PostgresConnector, sessionSql, withClient } from "../../src/layers/connectors/Postgres.js"
 import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
@@ -24,10 +24,17 @@ interface ExpectedPg {
   }>
 }
 
-const expected = (file: string): ExpectedPg => JSON.parse(readFileSync(path.join(fixturesDir, file), "utf8")) as ExpectedPg
+const expected = (file: string): ExpectedPg =>
+  JSON.parse(readFileSync(path.join(fixturesDir, file), "utf8")) as ExpectedPg
 
 const input = (url: string, schemas?: ReadonlyArray<string>): ConnectorInput => ({
-  source: { id: "pg", kind: "postgres", driver: "pg", connectionRef: "PG_URL", ...(schemas === undefined ? {} : { schemas }) },
+  source: {
+    id: "pg",
+    kind: "postgres",
+    driver: "pg",
+    connectionRef: "PG_URL",
+    ...(schemas === undefined ? {} : { schemas })
+  },
   secret: url,
   baseDir: process.cwd()
 })
@@ -39,7 +46,11 @@ const find = (raw: RawSource, name: string, schema = "public"): RawDataset => {
 }
 
 /** Every expected relation is present with its kind, columns (order, type, nullability) and estimate. */
-const assertMatchesExpected = (raw: RawSource, exp: ExpectedPg, kindOf: (t: ExpectedPg["tables"][number]) => string) => {
+const assertMatchesExpected = (
+  raw: RawSource,
+  exp: ExpectedPg,
+  kindOf: (t: ExpectedPg["tables"][number]) => string
+) => {
   const names = raw.datasets.filter((d) => d.schema === "public").map((d) => d.name).sort()
   assert.deepStrictEqual(names, exp.tables.map((t) => t.table_name).sort())
   for (const t of exp.tables) {
@@ -60,11 +71,14 @@ const assertMatchesExpected = (raw: RawSource, exp: ExpectedPg, kindOf: (t: Expe
 const deps = (d: RawDataset): Array<string> => d.dependsOn.map((x) => `${x.schema}.${x.name}`).sort()
 
 describe("PostgresConnector", () => {
-  layer(pgDatabaseLayer({
-    fixture: pgFixtures.pagila,
-    sql: `COMMENT ON TABLE public.customer IS 'People who rent films';
+  layer(
+    pgDatabaseLayer({
+      fixture: pgFixtures.pagila,
+      sql: `COMMENT ON TABLE public.customer IS 'People who rent films';
           COMMENT ON COLUMN public.customer.email IS 'Contact e-mail, personal data';`
-  }), { timeout: "120 seconds", excludeTestServices: true })("pagila", (it) => {
+    }),
+    { timeout: "120 seconds", excludeTestServices: true }
+  )("pagila", (it) => {
     it.effect("matches the fixture: kinds, columns, types, estimates", () =>
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
@@ -85,17 +99,35 @@ describe("PostgresConnector", () => {
         const db = yield* TestDatabaseTag
         const raw = yield* PostgresConnector.scan(input(db.url))
         assert.deepStrictEqual(deps(find(raw, "actor_info")), [
-          "public.actor", "public.category", "public.film", "public.film_actor", "public.film_category"
+          "public.actor",
+          "public.category",
+          "public.film",
+          "public.film_actor",
+          "public.film_category"
         ])
         assert.deepStrictEqual(deps(find(raw, "customer_list")), [
-          "public.address", "public.city", "public.country", "public.customer"
+          "public.address",
+          "public.city",
+          "public.country",
+          "public.customer"
         ])
         assert.deepStrictEqual(deps(find(raw, "sales_by_store")), [
-          "public.address", "public.city", "public.country", "public.inventory", "public.payment", "public.rental",
-          "public.staff", "public.store"
+          "public.address",
+          "public.city",
+          "public.country",
+          "public.inventory",
+          "public.payment",
+          "public.rental",
+          "public.staff",
+          "public.store"
         ])
         assert.deepStrictEqual(deps(find(raw, "rental_by_category")), [
-          "public.category", "public.film", "public.film_category", "public.inventory", "public.payment", "public.rental"
+          "public.category",
+          "public.film",
+          "public.film_category",
+          "public.inventory",
+          "public.payment",
+          "public.rental"
         ])
         for (const d of raw.datasets) {
           if (d.kind === "view" || d.kind === "materialized_view") assert.isAbove(d.dependsOn.length, 0, d.name)
@@ -116,13 +148,25 @@ describe("PostgresConnector", () => {
         assert.isFalse(col("actor", "first_name").isPrimaryKey)
         assert.isTrue(col("film_actor", "actor_id").isPrimaryKey)
         assert.isTrue(col("film_actor", "film_id").isPrimaryKey)
-        assert.deepStrictEqual(col("film_actor", "actor_id").references, { schema: "public", table: "actor", column: "actor_id" })
-        assert.deepStrictEqual(col("address", "city_id").references, { schema: "public", table: "city", column: "city_id" })
+        assert.deepStrictEqual(col("film_actor", "actor_id").references, {
+          schema: "public",
+          table: "actor",
+          column: "actor_id"
+        })
+        assert.deepStrictEqual(col("address", "city_id").references, {
+          schema: "public",
+          table: "city",
+          column: "city_id"
+        })
         assert.deepStrictEqual(col("film", "original_language_id").references, {
-          schema: "public", table: "language", column: "language_id"
+          schema: "public",
+          table: "language",
+          column: "language_id"
         })
         assert.deepStrictEqual(col("payment_p2022_01", "customer_id").references, {
-          schema: "public", table: "customer", column: "customer_id"
+          schema: "public",
+          table: "customer",
+          column: "customer_id"
         })
         assert.isTrue(col("payment", "payment_id").isPrimaryKey)
         assert.isTrue(col("payment", "payment_date").isPrimaryKey)
@@ -159,7 +203,9 @@ describe("PostgresConnector", () => {
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
         // Even a connection string asking for read-write sessions gets read-only ones.
-        const url = `${db.url}?options=${encodeURIComponent("-c default_transaction_read_only=off -c statement_timeout=0")}`
+        const url = `${db.url}?options=${
+          encodeURIComponent("-c default_transaction_read_only=off -c statement_timeout=0")
+        }`
         const settings = yield* withClient(input(url), (sql) =>
           Effect.all(
             Array.from({ length: 5 }, () =>
@@ -174,11 +220,16 @@ describe("PostgresConnector", () => {
           assert.strictEqual(r.ro, "on")
           assert.strictEqual(r.timeout, "1min")
         }
-        const write = yield* Effect.flip(withClient(input(db.url), (sql) => sql.unsafe("create table ldc_write_probe (x int)")))
+        const write = yield* Effect.flip(
+          withClient(input(db.url), (sql) => sql.unsafe("create table ldc_write_probe (x int)"))
+        )
         assert.strictEqual(write.code, "SOURCE_UNREACHABLE")
         assert.match(write.message, /read-only transaction/)
         // The server refused it: nothing was created.
-        assert.strictEqual((yield* psql(db.name, "select count(*) from pg_class where relname = 'ldc_write_probe'")).trim(), "0")
+        assert.strictEqual(
+          (yield* psql(db.name, "select count(*) from pg_class where relname = 'ldc_write_probe'")).trim(),
+          "0"
+        )
       }))
 
     it.effect("probe returns the version and a password-free target", () =>
@@ -190,41 +241,52 @@ describe("PostgresConnector", () => {
       }))
   })
 
-  layer(pgDatabaseLayer({ fixture: pgFixtures.chinook }), { timeout: "120 seconds", excludeTestServices: true })("chinook", (it) => {
-    it.effect("matches the fixture", () =>
-      Effect.gen(function*() {
-        const db = yield* TestDatabaseTag
-        const raw = yield* PostgresConnector.scan(input(db.url))
-        const exp = expected("chinook/expected-pg15-after-analyze.json")
-        assertMatchesExpected(raw, exp, (t) => t.kind)
-        assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 64)
-        const track = find(raw, "track")
-        assert.deepStrictEqual(track.columns.find((c) => c.name === "album_id")?.references, {
-          schema: "public", table: "album", column: "album_id"
-        })
-        assert.isTrue(track.columns.find((c) => c.name === "track_id")?.isPrimaryKey)
-      }))
-  })
+  layer(pgDatabaseLayer({ fixture: pgFixtures.chinook }), { timeout: "120 seconds", excludeTestServices: true })(
+    "chinook",
+    (it) => {
+      it.effect("matches the fixture", () =>
+        Effect.gen(function*() {
+          const db = yield* TestDatabaseTag
+          const raw = yield* PostgresConnector.scan(input(db.url))
+          const exp = expected("chinook/expected-pg15-after-analyze.json")
+          assertMatchesExpected(raw, exp, (t) => t.kind)
+          assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 64)
+          const track = find(raw, "track")
+          assert.deepStrictEqual(track.columns.find((c) => c.name === "album_id")?.references, {
+            schema: "public",
+            table: "album",
+            column: "album_id"
+          })
+          assert.isTrue(track.columns.find((c) => c.name === "track_id")?.isPrimaryKey)
+        }))
+    }
+  )
 
-  layer(pgDatabaseLayer({ fixture: pgFixtures.northwind }), { timeout: "120 seconds", excludeTestServices: true })("northwind", (it) => {
-    it.effect("matches the fixture", () =>
-      Effect.gen(function*() {
-        const db = yield* TestDatabaseTag
-        const raw = yield* PostgresConnector.scan(input(db.url))
-        const exp = expected("northwind/expected-pg15-after-analyze.json")
-        assertMatchesExpected(raw, exp, (t) => t.kind)
-        assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 92)
-        assert.strictEqual(find(raw, "customer_customer_demo").rowEstimate, 0)
-        assert.deepStrictEqual(find(raw, "orders").columns.find((c) => c.name === "customer_id")?.references, {
-          schema: "public", table: "customers", column: "customer_id"
-        })
-      }))
-  })
+  layer(pgDatabaseLayer({ fixture: pgFixtures.northwind }), { timeout: "120 seconds", excludeTestServices: true })(
+    "northwind",
+    (it) => {
+      it.effect("matches the fixture", () =>
+        Effect.gen(function*() {
+          const db = yield* TestDatabaseTag
+          const raw = yield* PostgresConnector.scan(input(db.url))
+          const exp = expected("northwind/expected-pg15-after-analyze.json")
+          assertMatchesExpected(raw, exp, (t) => t.kind)
+          assert.strictEqual(raw.datasets.reduce((n, d) => n + d.columns.length, 0), 92)
+          assert.strictEqual(find(raw, "customer_customer_demo").rowEstimate, 0)
+          assert.deepStrictEqual(find(raw, "orders").columns.find((c) => c.name === "customer_id")?.references, {
+            schema: "public",
+            table: "customers",
+            column: "customer_id"
+          })
+        }))
+    }
+  )
 
   // Never-analysed tables, partition sums, schema filter, other relkinds, dropped columns.
-  layer(pgDatabaseLayer({
-    analyze: false,
-    sql: `
+  layer(
+    pgDatabaseLayer({
+      analyze: false,
+      sql: `
       CREATE SCHEMA sales;
       CREATE TABLE sales.events (id int, at date not null, note text) PARTITION BY RANGE (at);
       CREATE TABLE sales.events_2024 PARTITION OF sales.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
@@ -244,7 +306,9 @@ describe("PostgresConnector", () => {
       CREATE VIEW public.v_events AS SELECT e.id, m.a FROM sales.events e JOIN sales.mixed m ON m.a = e.id;
       CREATE TABLE public.plain (id int primary key);
     `
-  }), { timeout: "120 seconds", excludeTestServices: true })("catalog edge cases", (it) => {
+    }),
+    { timeout: "120 seconds", excludeTestServices: true }
+  )("catalog edge cases", (it) => {
     it.effect("estimates: -1 is null, partitioned parents sum known partitions", () =>
       Effect.gen(function*() {
         const db = yield* TestDatabaseTag
@@ -263,7 +327,9 @@ describe("PostgresConnector", () => {
         assert.deepStrictEqual(deps(find(raw, "v_events")), ["sales.events", "sales.mixed"])
         const mixed = find(raw, "mixed", "sales")
         assert.deepStrictEqual(mixed.columns.map((c) => [c.name, c.type, c.position]), [
-          ["a", "integer", 1], ["Quoted Name", "character varying(12)", 2], ["tags", "text[]", 3]
+          ["a", "integer", 1],
+          ["Quoted Name", "character varying(12)", 2],
+          ["tags", "text[]", 3]
         ])
       }))
 
@@ -280,7 +346,9 @@ describe("PostgresConnector", () => {
 
   it.live("an unknown database is SOURCE_UNREACHABLE naming host and port", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(PostgresConnector.scan(input("postgres://postgres:Sup3rS3cret@127.0.0.1:5432/ldc_no_such_db")))
+      const error = yield* Effect.flip(
+        PostgresConnector.scan(input("postgres://postgres:Sup3rS3cret@127.0.0.1:5432/ldc_no_such_db"))
+      )
       assert.strictEqual(error.code, "SOURCE_UNREACHABLE")
       assert.include(error.fix ?? "", "127.0.0.1:5432")
       assert.notInclude(`${error.message} ${error.fix}`, "Sup3rS3cret")

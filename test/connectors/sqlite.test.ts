@@ -1,3 +1,5 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -5,8 +7,6 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { pathToFileURL } from "node:url"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
 import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
 import { SqliteConnector, sqlitePath } from "../../src/layers/connectors/Sqlite.js"
 import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
@@ -76,7 +76,11 @@ describe("SqliteConnector", () => {
       const raw = yield* SqliteConnector.scan(input("shop.db", dir))
       assert.match(raw.serverVersion ?? "", /^SQLite 3\.\d+/)
       assert.deepStrictEqual(raw.datasets.map((d) => [d.name, d.kind]), [
-        ["big_orders", "view"], ["counter", "table"], ["customer_orders", "view"], ["customers", "table"], ["notes", "table"],
+        ["big_orders", "view"],
+        ["counter", "table"],
+        ["customer_orders", "view"],
+        ["customers", "table"],
+        ["notes", "table"],
         ["orders", "table"]
       ])
       for (const d of raw.datasets) {
@@ -92,14 +96,25 @@ describe("SqliteConnector", () => {
         ["Date Of Birth", "DATE", true, 4, false]
       ])
       const orders = find(raw, "orders")
-      assert.deepStrictEqual(orders.columns.map((c) => c.name), ["order_id", "line", "customer_id", "total", "total_with_tax"])
+      assert.deepStrictEqual(orders.columns.map((c) => c.name), [
+        "order_id",
+        "line",
+        "customer_id",
+        "total",
+        "total_with_tax"
+      ])
       assert.deepStrictEqual(orders.columns.filter((c) => c.isPrimaryKey).map((c) => c.name), ["order_id", "line"])
       assert.deepStrictEqual(orders.columns[2]!.references, { schema: "main", table: "customers", column: "id" })
       // REFERENCES without a column targets the parent's primary key.
-      assert.deepStrictEqual(find(raw, "notes").columns[1]!.references, { schema: "main", table: "customers", column: "id" })
+      assert.deepStrictEqual(find(raw, "notes").columns[1]!.references, {
+        schema: "main",
+        table: "customers",
+        column: "id"
+      })
       assert.deepStrictEqual(find(raw, "notes").columns[0]!.type, "")
       assert.deepStrictEqual(find(raw, "customer_orders").dependsOn, [
-        { schema: "main", name: "customers" }, { schema: "main", name: "orders" }
+        { schema: "main", name: "customers" },
+        { schema: "main", name: "orders" }
       ])
       assert.deepStrictEqual(find(raw, "customer_orders").columns.map((c) => c.name), ["email", "total"])
       assert.deepStrictEqual(find(raw, "big_orders").dependsOn, [{ schema: "main", name: "customer_orders" }])
@@ -111,7 +126,16 @@ describe("SqliteConnector", () => {
   it.scopedLive("accepts sqlite: and file: URLs and absolute paths", () =>
     Effect.gen(function*() {
       const { dir, file } = yield* makeDb
-      for (const spelling of [file, `sqlite:${file}`, `sqlite://${file}`, pathToFileURL(file).href, "sqlite:shop.db", "./shop.db"]) {
+      for (
+        const spelling of [
+          file,
+          `sqlite:${file}`,
+          `sqlite://${file}`,
+          pathToFileURL(file).href,
+          "sqlite:shop.db",
+          "./shop.db"
+        ]
+      ) {
         const raw = yield* SqliteConnector.scan(input(spelling, dir))
         assert.strictEqual(raw.datasets.length, 6, spelling)
       }
@@ -126,7 +150,10 @@ describe("SqliteConnector", () => {
     Effect.gen(function*() {
       const { dir } = yield* makeDb
       const missing = path.join(dir, "nope.db")
-      const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [SqliteConnector.scan, SqliteConnector.probe]
+      const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [
+        SqliteConnector.scan,
+        SqliteConnector.probe
+      ]
       for (const run of runs) {
         // From the connection variable: the message names the variable, never its value.
         const error = yield* Effect.flip(run(input("nope.db", dir)))
@@ -136,7 +163,13 @@ describe("SqliteConnector", () => {
         assert.notInclude(`${error.message} ${error.fix}`, "nope.db")
         assert.include(error.fix ?? "", "LITE_PATH")
         // From `path` in catalog.yml (no secret): the message names the file.
-        const byPath = yield* Effect.flip(run({ source: { id: "lite", kind: "sqlite", driver: "node:sqlite", path: "nope.db" }, secret: null, baseDir: dir }))
+        const byPath = yield* Effect.flip(
+          run({
+            source: { id: "lite", kind: "sqlite", driver: "node:sqlite", path: "nope.db" },
+            secret: null,
+            baseDir: dir
+          })
+        )
         assert.include(byPath.message, missing)
       }
       assert.isFalse(existsSync(missing))
@@ -153,7 +186,10 @@ describe("SqliteConnector", () => {
         [dir, /a folder, not a regular file/]
       ]
       for (const [target, reason] of cases) {
-        const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [SqliteConnector.scan, SqliteConnector.probe]
+        const runs: ReadonlyArray<(i: ConnectorInput) => Effect.Effect<unknown, ConnectorError>> = [
+          SqliteConnector.scan,
+          SqliteConnector.probe
+        ]
         for (const run of runs) {
           const t0 = performance.now()
           const error = yield* Effect.flip(run(input(target, dir)))

@@ -10,9 +10,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { baseEnv, binPath, runCli, spawnCli, tempProject, writeFile, type CliResult } from "../utils/cli.js"
+import { baseEnv, binPath, type CliResult, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
-interface ErrorJson { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string } }
+interface ErrorJson {
+  readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string }
+}
 const errorOf = (r: CliResult) => (r.json as ErrorJson).error
 
 /** Runs the CLI with stdout on a pipe that nobody reads for `stallMs`, then drains it. */
@@ -25,8 +27,13 @@ const runThroughSlowPipe = (args: Array<string>, cwd: string, env: Record<string
     child.stdout.on("data", (d: Buffer) => out.push(d))
     child.stdout.pause()
     setTimeout(() => child.stdout.resume(), stallMs)
-    child.stderr.on("data", (d: Buffer) => { stderr += d.toString() })
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`timed out: catalog ${args.join(" ")}`)) }, 60_000)
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString()
+    })
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`timed out: catalog ${args.join(" ")}`))
+    }, 60_000)
     child.on("close", (code) => {
       clearTimeout(timer)
       resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr })
@@ -41,21 +48,30 @@ describe("CLI contract", () => {
 
   beforeAll(() => {
     const d = new DatabaseSync(db)
-    d.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT, first_name TEXT); CREATE TABLE products (product_id INTEGER PRIMARY KEY, title TEXT)")
+    d.exec(
+      "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT, first_name TEXT); CREATE TABLE products (product_id INTEGER PRIMARY KEY, title TEXT)"
+    )
     d.close()
-    writeFile(p.dir, "catalog.yml", "controller: { name: Test AG, contact: privacy@test.example }\nsources:\n  - { id: shop, kind: sqlite, driver: node:sqlite, connectionRef: SHOP_DB, region: eu-west-1 }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "controller: { name: Test AG, contact: privacy@test.example }\nsources:\n  - { id: shop, kind: sqlite, driver: node:sqlite, connectionRef: SHOP_DB, region: eu-west-1 }\n"
+    )
     expect(cli("start").code).toBe(0)
   })
   afterAll(() => p.cleanup())
 
   describe("rule 1: --json for every input, usage errors included (exit 2)", () => {
-    it.each(["classify", "sources remove", "lineage", "glossary", "describe", "annotate", "dora"].map((g) => [g]))("`%s` with no subcommand is a JSON usage error naming the subcommands", (group) => {
-      const r = cli(...group.split(" "), "--json")
-      expect(r.code).toBe(2)
-      const e = errorOf(r)
-      expect(e.code).toMatch(/^[A-Z_]+$/)
-      expect(e.fix).toBeTruthy()
-    })
+    it.each(["classify", "sources remove", "lineage", "glossary", "describe", "annotate", "dora"].map((g) => [g]))(
+      "`%s` with no subcommand is a JSON usage error naming the subcommands",
+      (group) => {
+        const r = cli(...group.split(" "), "--json")
+        expect(r.code).toBe(2)
+        const e = errorOf(r)
+        expect(e.code).toMatch(/^[A-Z_]+$/)
+        expect(e.fix).toBeTruthy()
+      }
+    )
 
     it("a group alone names its subcommands, and has the group's own code where SPEC.md gives one", () => {
       const g = cli("glossary", "--json")
@@ -91,7 +107,11 @@ describe("CLI contract", () => {
     })
 
     it("usage errors without --json print the code, the message and a fix on stderr, and nothing on stdout", () => {
-      for (const args of [["config", "foo"], ["add", "postgres", "--bogus", "x"], ["nope"], ["search", "--limit"], ["glossary"]]) {
+      for (
+        const args of [["config", "foo"], ["add", "postgres", "--bogus", "x"], ["nope"], ["search", "--limit"], [
+          "glossary"
+        ]]
+      ) {
         const r = cli(...args)
         expect(r.code, args.join(" ")).toBe(2)
         expect(r.stdout, args.join(" ")).toBe("")
@@ -125,19 +145,21 @@ describe("CLI contract", () => {
   })
 
   describe("exit codes", () => {
-    it.each([
-      [["classify", "set"], "CLASSIFY_INPUT_INVALID"],
-      [["classify", "set", "shop/main/customers/email"], "CLASSIFY_INPUT_INVALID"],
-      [["classify", "clear"], "CLASSIFY_INPUT_INVALID"],
-      [["annotate", "set"], "ROPA_INPUT_INVALID"],
-      [["annotate", "set", "shop.customers"], "ROPA_INPUT_INVALID"],
-      [["glossary", "set"], "GLOSSARY_TERM_UNKNOWN"],
-      [["glossary", "set", "Customer"], "GLOSSARY_TERM_UNKNOWN"],
-      [["lineage", "add", "shop/main/customers"], "LINEAGE_ENDPOINT_UNKNOWN"],
-      [["lineage", "remove"], "INVALID_PARAM"],
-      [["describe", "draft"], "DESCRIBE_ENTITY_UNKNOWN"],
-      [["add"], "ADD_INPUT_INVALID"]
-    ] as const)("a missing argument (%j) exits 2 with the command's own code %s", (args, code) => {
+    it.each(
+      [
+        [["classify", "set"], "CLASSIFY_INPUT_INVALID"],
+        [["classify", "set", "shop/main/customers/email"], "CLASSIFY_INPUT_INVALID"],
+        [["classify", "clear"], "CLASSIFY_INPUT_INVALID"],
+        [["annotate", "set"], "ROPA_INPUT_INVALID"],
+        [["annotate", "set", "shop.customers"], "ROPA_INPUT_INVALID"],
+        [["glossary", "set"], "GLOSSARY_TERM_UNKNOWN"],
+        [["glossary", "set", "Customer"], "GLOSSARY_TERM_UNKNOWN"],
+        [["lineage", "add", "shop/main/customers"], "LINEAGE_ENDPOINT_UNKNOWN"],
+        [["lineage", "remove"], "INVALID_PARAM"],
+        [["describe", "draft"], "DESCRIBE_ENTITY_UNKNOWN"],
+        [["add"], "ADD_INPUT_INVALID"]
+      ] as const
+    )("a missing argument (%j) exits 2 with the command's own code %s", (args, code) => {
       const r = cli(...args, "--json")
       expect(errorOf(r).code).toBe(code)
       expect(r.code).toBe(2)
@@ -193,7 +215,10 @@ describe("CLI contract", () => {
     it("a large --json error (3,000 sources in doctor, exit 1) arrives whole through a pipe read late", async () => {
       const q = tempProject("ldc-bigout-")
       try {
-        const lines = Array.from({ length: 3000 }, (_, i) => `  - { id: s${i}, kind: postgres, driver: pg, connectionRef: NOT_SET_${i} }`)
+        const lines = Array.from(
+          { length: 3000 },
+          (_, i) => `  - { id: s${i}, kind: postgres, driver: pg, connectionRef: NOT_SET_${i} }`
+        )
         writeFile(q.dir, "catalog.yml", `sources:\n${lines.join("\n")}\n`)
         const r = await runThroughSlowPipe(["doctor", "--json"], q.dir, {}, 1500)
         expect(r.stdout.length).toBeGreaterThan(64 * 1024)
@@ -214,7 +239,9 @@ describe("CLI contract", () => {
     it("a reader that closes the pipe early ends the process quietly (no EPIPE stack trace)", async () => {
       const child = spawnCli(["help", "--json"], { cwd: p.dir, env })
       let stderr = ""
-      child.stderr.on("data", (d: Buffer) => { stderr += d.toString() })
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString()
+      })
       child.stdout.once("data", () => child.stdout.destroy())
       const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)))
       expect(stderr).not.toContain("EPIPE")
@@ -244,7 +271,14 @@ describe("CLI contract", () => {
     it("corrections are signed with the OS account even when $USER is unset", () => {
       const bare = baseEnv(env)
       for (const k of ["USER", "LOGNAME", "USERNAME"]) delete bare[k]
-      const child = spawnSync(process.execPath, [binPath, "classify", "set", "shop/main/products/title", "personal", "--json"], { cwd: p.dir, env: bare, encoding: "utf8" })
+      const child = spawnSync(process.execPath, [
+        binPath,
+        "classify",
+        "set",
+        "shop/main/products/title",
+        "personal",
+        "--json"
+      ], { cwd: p.dir, env: bare, encoding: "utf8" })
       expect(child.status).toBe(0)
       expect((JSON.parse(child.stdout) as { by: string }).by).toBe(`os:${os.userInfo().username}`)
       expect(cli("classify", "clear", "shop/main/products/title").code).toBe(0)
@@ -262,7 +296,9 @@ describe("CLI contract", () => {
 
     it("search and show print column ids (`<dataset>/<column>`), as classify takes them", () => {
       const s = cli("search", "email", "--json")
-      const hit = (s.json as { hits: Array<{ kind: string; id: string; title: string }> }).hits.find((h) => h.kind === "column")!
+      const hit = (s.json as { hits: Array<{ kind: string; id: string; title: string }> }).hits.find((h) =>
+        h.kind === "column"
+      )!
       expect(hit.title).toBe(hit.id)
       expect(hit.id).toBe("shop/main/customers/email")
       expect(cli("search", "email").stdout).toContain("shop/main/customers/email")
@@ -275,9 +311,16 @@ describe("CLI contract", () => {
         const add = runCli(["add", "postgres", "--ref", "MY_PG_URL", "--json"], { cwd: q.dir })
         expect(add.code).toBe(0)
         const r = runCli(["sources", "--json"], { cwd: q.dir })
-        expect((r.json as { sources: Array<{ secret: string; secretSet: boolean }> }).sources[0]).toMatchObject({ secret: "placeholder", secretSet: false })
+        expect((r.json as { sources: Array<{ secret: string; secretSet: boolean }> }).sources[0]).toMatchObject({
+          secret: "placeholder",
+          secretSet: false
+        })
         expect(runCli(["sources"], { cwd: q.dir }).stdout).toContain("placeholder")
-        expect((runCli(["sources", "--json"], { cwd: q.dir, env: { MY_PG_URL: "postgres://x@127.0.0.1/db" } }).json as { sources: Array<{ secret: string }> }).sources[0]!.secret).toBe("set")
+        expect(
+          (runCli(["sources", "--json"], { cwd: q.dir, env: { MY_PG_URL: "postgres://x@127.0.0.1/db" } }).json as {
+            sources: Array<{ secret: string }>
+          }).sources[0]!.secret
+        ).toBe("set")
       } finally {
         q.cleanup()
       }
@@ -286,7 +329,11 @@ describe("CLI contract", () => {
     it("a refused first start leaves no catalog behind: status still says there is none", () => {
       const q = tempProject("ldc-refused-")
       try {
-        writeFile(q.dir, "catalog.yml", "sources:\n  - { id: app, kind: postgres, driver: pg, connectionRef: APP_URL }\n")
+        writeFile(
+          q.dir,
+          "catalog.yml",
+          "sources:\n  - { id: app, kind: postgres, driver: pg, connectionRef: APP_URL }\n"
+        )
         const r = runCli(["start", "--json"], { cwd: q.dir })
         expect(r.code).toBe(1)
         expect(fs.existsSync(path.join(q.dir, ".catalog", "index.db"))).toBe(false)
@@ -302,7 +349,12 @@ describe("CLI contract", () => {
     })
 
     it("log names the person who made a correction once", () => {
-      expect(runCli(["classify", "set", "shop/main/products/title", "personal"], { cwd: p.dir, env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@test.example" } }).code).toBe(0)
+      expect(
+        runCli(["classify", "set", "shop/main/products/title", "personal"], {
+          cwd: p.dir,
+          env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@test.example" }
+        }).code
+      ).toBe(0)
       const line = cli("log").stdout.split("\n").find((l) => l.includes("shop/main/products/title"))!
       expect(line.split("dpo@test.example").length - 1).toBe(1)
     })

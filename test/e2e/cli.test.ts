@@ -8,9 +8,11 @@ import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { specCodes } from "../unit/errors.test.js"
-import { runCli, tempProject, writeFile, type CliResult } from "../utils/cli.js"
+import { type CliResult, runCli, tempProject, writeFile } from "../utils/cli.js"
 
-interface ErrorJson { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string } }
+interface ErrorJson {
+  readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string }
+}
 const errorOf = (r: CliResult) => (r.json as ErrorJson).error
 
 const makeShopDb = (file: string) => {
@@ -38,14 +40,39 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
   it("help --json lists every command, the environment and exactly the CLI registry", () => {
     const r = cli("help", "--json")
     expect(r.code).toBe(0)
-    const doc = r.json as { commands: Array<{ name: string; usage: string; examples: Array<string> }>; environment: Array<{ name: string }>; errors: Array<{ code: string; message: string; fix: string | null }> }
-    expect(doc.commands.map((c) => c.name)).toEqual(expect.arrayContaining(["start", "status", "search", "log", "classify", "sources", "add", "test", "doctor", "config", "skill", "help", "show", "datasets"]))
+    const doc = r.json as {
+      commands: Array<{ name: string; usage: string; examples: Array<string> }>
+      environment: Array<{ name: string }>
+      errors: Array<{ code: string; message: string; fix: string | null }>
+    }
+    expect(doc.commands.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        "start",
+        "status",
+        "search",
+        "log",
+        "classify",
+        "sources",
+        "add",
+        "test",
+        "doctor",
+        "config",
+        "skill",
+        "help",
+        "show",
+        "datasets"
+      ])
+    )
     for (const c of doc.commands) {
       expect(c.usage, c.name).toMatch(/^catalog /)
       expect(c.examples.length, c.name).toBeGreaterThan(0)
     }
-    expect(doc.environment.map((e) => e.name)).toEqual(expect.arrayContaining(["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"]))
-    expect(doc.errors.map((e) => e.code).sort()).toEqual(specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort())
+    expect(doc.environment.map((e) => e.name)).toEqual(
+      expect.arrayContaining(["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"])
+    )
+    expect(doc.errors.map((e) => e.code).sort()).toEqual(
+      specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort()
+    )
     for (const e of doc.errors) expect(e.message.length).toBeGreaterThan(0)
   })
 
@@ -124,20 +151,36 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
 
   it("scans SQLite and a CSV dictionary; reports datasets, estimates, flags and view lineage", () => {
     expect(cli("add", "sqlite", "--ref", "SHOP_DB", "--id", "shop", "--region", "eu-west-1", "--json").code).toBe(0)
-    writeFile(p.dir, "dict.csv", "table,column,type,description\npeople,person_id,integer,Primary key\npeople,full_name,text,\"Name, as written\"\npeople,notes,text,\"multi\nline\"\n")
+    writeFile(
+      p.dir,
+      "dict.csv",
+      "table,column,type,description\npeople,person_id,integer,Primary key\npeople,full_name,text,\"Name, as written\"\npeople,notes,text,\"multi\nline\"\n"
+    )
     expect(cli("add", "manual", "--from", "dict.csv", "--id", "dict", "--yes", "--json").code).toBe(0)
     const t = cli("test", "shop", "--json")
     expect(t.code).toBe(0)
     const r = cli("start", "--json")
     expect(r.code, r.stdout + r.stderr).toBe(0)
-    const report = r.json as { coverage: { complete: boolean; line: string }; upload: string; summary: { added: number } }
+    const report = r.json as {
+      coverage: { complete: boolean; line: string }
+      upload: string
+      summary: { added: number }
+    }
     expect(report.coverage.complete).toBe(true)
     expect(report.upload).toMatch(/Stayed local/)
     expect(report.summary.added).toBe(5)
 
     const show = cli("show", "shop/main/customers", "--json")
     expect(show.code).toBe(0)
-    const d = show.json as { rowCount: { estimate: null; display: string }; columns: Array<{ name: string; classification: { value: string; rule: string; confidence: number; method: string; category: string | null } }> }
+    const d = show.json as {
+      rowCount: { estimate: null; display: string }
+      columns: Array<
+        {
+          name: string
+          classification: { value: string; rule: string; confidence: number; method: string; category: string | null }
+        }
+      >
+    }
     expect(d.rowCount.estimate).toBeNull()
     const flag = (n: string) => d.columns.find((c) => c.name === n)!.classification
     expect(flag("email").value).toBe("personal")
@@ -152,14 +195,25 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
       expect(c.classification.confidence).toBeLessThanOrEqual(1)
       expect(c.classification.method.length).toBeGreaterThan(0)
     }
-    const view = cli("show", "shop/main/big_orders", "--json").json as { kind: string; lineage: { upstream: Array<{ from: string; origin: string }> } }
+    const view = cli("show", "shop/main/big_orders", "--json").json as {
+      kind: string
+      lineage: { upstream: Array<{ from: string; origin: string }> }
+    }
     expect(view.kind).toBe("view")
     expect(view.lineage.upstream.map((e) => e.from).sort()).toEqual(["shop/main/customers", "shop/main/orders"])
     expect(view.lineage.upstream.every((e) => e.origin === "scan")).toBe(true)
-    const people = cli("show", "dict/main/people", "--json").json as { columns: Array<{ name: string; comment: string | null }> }
+    const people = cli("show", "dict/main/people", "--json").json as {
+      columns: Array<{ name: string; comment: string | null }>
+    }
     expect(people.columns.find((c) => c.name === "notes")!.comment).toBe("multi\nline")
 
-    const status = cli("status", "--json").json as { datasets: number; columns: number; personalDataItems: number; seal: string; coverage: { line: string } }
+    const status = cli("status", "--json").json as {
+      datasets: number
+      columns: number
+      personalDataItems: number
+      seal: string
+      coverage: { line: string }
+    }
     expect(status.datasets).toBe(5)
     expect(status.seal).toBe("draft")
     expect(status.personalDataItems).toBeGreaterThan(3)
@@ -185,21 +239,47 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
 
   it("a correction survives two re-scans, clear restores the scan value, both are in the log", () => {
     const col = "shop/main/products/name"
-    const before = (cli("show", "shop/main/products", "--json").json as { columns: Array<{ id: string; classification: { value: string } }> }).columns.find((c) => c.id === col)!
+    const before = (cli("show", "shop/main/products", "--json").json as {
+      columns: Array<{ id: string; classification: { value: string } }>
+    }).columns.find((c) => c.id === col)!
     expect(before.classification.value).toBe("not")
-    const set = runCli(["classify", "set", col, "special", "--json"], { cwd: p.dir, env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@example.com" } })
+    const set = runCli(["classify", "set", col, "special", "--json"], {
+      cwd: p.dir,
+      env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@example.com" }
+    })
     expect(set.code).toBe(0)
     for (let i = 0; i < 2; i++) {
       const again = cli("start", "--json")
       expect(again.code).toBe(0)
       expect((again.json as { summary: { changes: number } }).summary.changes).toBe(0)
     }
-    const after = (cli("show", "shop/main/products", "--json").json as { columns: Array<{ id: string; classification: { value: string; overridden: boolean; by: string; drift: boolean; machine: { value: string } } }> }).columns.find((c) => c.id === col)!
-    expect(after.classification).toMatchObject({ value: "special", overridden: true, by: "dpo@example.com", drift: true, machine: { value: "not" } })
+    const after = (cli("show", "shop/main/products", "--json").json as {
+      columns: Array<
+        {
+          id: string
+          classification: {
+            value: string
+            overridden: boolean
+            by: string
+            drift: boolean
+            machine: { value: string }
+          }
+        }
+      >
+    }).columns.find((c) => c.id === col)!
+    expect(after.classification).toMatchObject({
+      value: "special",
+      overridden: true,
+      by: "dpo@example.com",
+      drift: true,
+      machine: { value: "not" }
+    })
     const clear = cli("classify", "clear", col, "--json")
     expect(clear.code).toBe(0)
     expect((clear.json as { value: string }).value).toBe("not")
-    const log = cli("log", "--since", "0", "--json").json as { changes: Array<{ kind: string; entity: string; by?: string; seq: number }> }
+    const log = cli("log", "--since", "0", "--json").json as {
+      changes: Array<{ kind: string; entity: string; by?: string; seq: number }>
+    }
     const mine = log.changes.filter((c) => c.entity === col)
     expect(mine.map((c) => c.kind)).toEqual(["column.classification_cleared", "column.classified"])
     expect(mine[1]!.by).toBe("dpo@example.com")
@@ -217,13 +297,21 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
 
   it("logs dropped and added columns and type changes on re-scan", () => {
     const db = new DatabaseSync(env.SHOP_DB)
-    db.exec("ALTER TABLE products ADD COLUMN supplier_email TEXT; ALTER TABLE products DROP COLUMN price_cents; CREATE TABLE audit (id INTEGER PRIMARY KEY, ip_address TEXT);")
+    db.exec(
+      "ALTER TABLE products ADD COLUMN supplier_email TEXT; ALTER TABLE products DROP COLUMN price_cents; CREATE TABLE audit (id INTEGER PRIMARY KEY, ip_address TEXT);"
+    )
     db.close()
     const r = cli("start", "--json")
     expect(r.code).toBe(0)
     const log = cli("log", "--json").json as { changes: Array<{ kind: string; entity: string }> }
     const kinds = log.changes.map((c) => `${c.kind} ${c.entity}`)
-    expect(kinds).toEqual(expect.arrayContaining(["column.added shop/main/products/supplier_email", "column.dropped shop/main/products/price_cents", "dataset.added shop/main/audit"]))
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        "column.added shop/main/products/supplier_email",
+        "column.dropped shop/main/products/price_cents",
+        "dataset.added shop/main/audit"
+      ])
+    )
     const bad = cli("log", "--since", "yesterday", "--json")
     expect(errorOf(bad)).toMatchObject({ code: "INVALID_PARAM", param: "since" })
   })
@@ -252,7 +340,10 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
     expect(status.coverage.complete).toBe(false)
     const doctor = cli("doctor", "--json")
     expect(doctor.code).toBe(1)
-    const rep2 = doctor.json as { ok: boolean; checks: Array<{ name: string; ok: boolean; code?: string; fix?: string }> }
+    const rep2 = doctor.json as {
+      ok: boolean
+      checks: Array<{ name: string; ok: boolean; code?: string; fix?: string }>
+    }
     expect(rep2.ok).toBe(false)
     expect(rep2.checks.find((c) => c.name === "source gone")).toMatchObject({ ok: false, code: "SOURCE_UNREACHABLE" })
     expect(rep2.checks.find((c) => c.name === "source shop")).toMatchObject({ ok: true })

@@ -33,7 +33,11 @@ interface Timed {
 const runTimed = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}): Promise<Timed> =>
   new Promise((resolve) => {
     const t0 = performance.now()
-    const child = spawn(process.execPath, [binPath, ...args], { cwd, env: baseEnv(env), stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [binPath, ...args], {
+      cwd,
+      env: baseEnv(env),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
@@ -67,16 +71,36 @@ interface Case {
   readonly says: RegExp
 }
 
-const pg = (url: string, name: string, says: RegExp): Case => ({ name: `postgres: ${name}`, source: "{id: bad, kind: postgres, driver: pg, connectionRef: BAD_URL}", url, says })
-const my = (url: string, name: string, says: RegExp): Case => ({ name: `mysql: ${name}`, source: "{id: bad, kind: mysql, driver: mysql2, connectionRef: BAD_URL}", url, says })
+const pg = (url: string, name: string, says: RegExp): Case => ({
+  name: `postgres: ${name}`,
+  source: "{id: bad, kind: postgres, driver: pg, connectionRef: BAD_URL}",
+  url,
+  says
+})
+const my = (url: string, name: string, says: RegExp): Case => ({
+  name: `mysql: ${name}`,
+  source: "{id: bad, kind: mysql, driver: mysql2, connectionRef: BAD_URL}",
+  url,
+  says
+})
 const lite = (name: string, url: string, says: RegExp, setup?: (dir: string) => void): Case => ({
-  name: `sqlite: ${name}`, source: "{id: bad, kind: sqlite, driver: \"node:sqlite\", connectionRef: BAD_URL}", url, says, ...(setup ? { setup } : {})
+  name: `sqlite: ${name}`,
+  source: "{id: bad, kind: sqlite, driver: \"node:sqlite\", connectionRef: BAD_URL}",
+  url,
+  says,
+  ...(setup ? { setup } : {})
 })
 const manual = (name: string, file: string, says: RegExp, setup?: (dir: string) => void): Case => ({
-  name: `manual: ${name}`, source: `{id: bad, kind: manual, driver: csv, path: "${file}"}`, says, ...(setup ? { setup } : {})
+  name: `manual: ${name}`,
+  source: `{id: bad, kind: manual, driver: csv, path: "${file}"}`,
+  says,
+  ...(setup ? { setup } : {})
 })
 const dbt = (name: string, file: string, says: RegExp, setup?: (dir: string) => void): Case => ({
-  name: `dbt: ${name}`, source: `{id: bad, kind: dbt, driver: dbt-manifest, path: "${file}", target: csv}`, says, ...(setup ? { setup } : {})
+  name: `dbt: ${name}`,
+  source: `{id: bad, kind: dbt, driver: dbt-manifest, path: "${file}", target: csv}`,
+  says,
+  ...(setup ? { setup } : {})
 })
 const mkfifo = (name: string) => (dir: string) => execFileSync("mkfifo", [path.join(dir, name)])
 
@@ -91,7 +115,12 @@ const cases: ReadonlyArray<Case> = [
   my("mysql://root:pw@127.0.0.1:1/x", "closed port", /connection refused/),
   my("mysql://root:pw@ldc-no-such-host.invalid:3306/x", "unresolvable host", /host name not found/),
   lite("missing file", "./missing.db", /does not exist/),
-  lite("not a database", "./notes.db", /not a database/, (dir) => writeFile(dir, "notes.db", "plain text, not sqlite\n".repeat(50))),
+  lite(
+    "not a database",
+    "./notes.db",
+    /not a database/,
+    (dir) => writeFile(dir, "notes.db", "plain text, not sqlite\n".repeat(50))
+  ),
   lite("a FIFO", "./pipe.db", /named pipe \(FIFO\)/, mkfifo("pipe.db")),
   lite("/dev/zero", "/dev/zero", /character device/),
   lite("/dev/stdin (a pipe)", "/dev/stdin", /named pipe|not a regular file/),
@@ -99,15 +128,29 @@ const cases: ReadonlyArray<Case> = [
   manual("a FIFO", "pipe.csv", /named pipe \(FIFO\)/, mkfifo("pipe.csv")),
   manual("/dev/zero", "/dev/zero", /character device/),
   manual("/dev/stdin (a pipe)", "/dev/stdin", /named pipe|not a regular file/),
-  dbt("manifest v99", "manifest.json", /manifest v99; supported are manifest v10–v12/, (dir) =>
-    writeFile(dir, "manifest.json", JSON.stringify({ metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v99.json" }, nodes: { "model.p.a": { resource_type: "model", schema: "s", name: "a" } } }))),
+  dbt(
+    "manifest v99",
+    "manifest.json",
+    /manifest v99; supported are manifest v10–v12/,
+    (dir) =>
+      writeFile(
+        dir,
+        "manifest.json",
+        JSON.stringify({
+          metadata: { dbt_schema_version: "https://schemas.getdbt.com/dbt/manifest/v99.json" },
+          nodes: { "model.p.a": { resource_type: "model", schema: "s", name: "a" } }
+        })
+      )
+  ),
   dbt("a FIFO", "pipe.json", /named pipe \(FIFO\)/, mkfifo("pipe.json")),
   dbt("/dev/zero", "/dev/zero", /character device/)
 ]
 
 describe("every connector failure ends the process promptly", () => {
   beforeAll(() => {
-    mysql(`CREATE DATABASE \`${mysqlDb}\`; CREATE TABLE \`${mysqlDb}\`.customers (id INT PRIMARY KEY, email VARCHAR(100))`)
+    mysql(
+      `CREATE DATABASE \`${mysqlDb}\`; CREATE TABLE \`${mysqlDb}\`.customers (id INT PRIMARY KEY, email VARCHAR(100))`
+    )
   })
   afterAll(() => {
     mysql(`DROP DATABASE IF EXISTS \`${mysqlDb}\``)
@@ -117,20 +160,28 @@ describe("every connector failure ends the process promptly", () => {
   const project = (c: Case) => {
     const p = tempProject("ldc-exit-")
     writeFile(p.dir, "dict.csv", "table,column,type\ncustomers,email,text\n")
-    writeFile(p.dir, "catalog.yml", [
-      "sources:",
-      "  - {id: csv, kind: manual, driver: csv, path: dict.csv}",
-      "  - {id: pgok, kind: postgres, driver: pg, connectionRef: PG_OK}",
-      "  - {id: myok, kind: mysql, driver: mysql2, connectionRef: MY_OK}",
-      `  - ${c.source}`,
-      ""
-    ].join("\n"))
-    writeFile(p.dir, ".env", [
-      "PG_OK=postgres://postgres@127.0.0.1:5432/postgres",
-      `MY_OK=mysql://root:@127.0.0.1:3306/${mysqlDb}`,
-      ...(c.url !== undefined ? [`BAD_URL=${c.url}`] : []),
-      ""
-    ].join("\n"))
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      [
+        "sources:",
+        "  - {id: csv, kind: manual, driver: csv, path: dict.csv}",
+        "  - {id: pgok, kind: postgres, driver: pg, connectionRef: PG_OK}",
+        "  - {id: myok, kind: mysql, driver: mysql2, connectionRef: MY_OK}",
+        `  - ${c.source}`,
+        ""
+      ].join("\n")
+    )
+    writeFile(
+      p.dir,
+      ".env",
+      [
+        "PG_OK=postgres://postgres@127.0.0.1:5432/postgres",
+        `MY_OK=mysql://root:@127.0.0.1:3306/${mysqlDb}`,
+        ...(c.url !== undefined ? [`BAD_URL=${c.url}`] : []),
+        ""
+      ].join("\n")
+    )
     c.setup?.(p.dir)
     return p
   }
@@ -147,7 +198,9 @@ describe("every connector failure ends the process promptly", () => {
       expect(start.signal, `start was killed after ${killMs} ms: ${start.stderr}`).toBeNull()
       expect(start.code, start.stdout + start.stderr).toBe(0)
       expect(start.ms, "start exits promptly").toBeLessThan(promptMs)
-      const report = start.json as { sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }> }
+      const report = start.json as {
+        sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }>
+      }
       expect(report.sources.filter((s) => s.reached).map((s) => s.id).sort()).toEqual(["csv", "myok", "pgok"])
       const bad = report.sources.find((s) => s.id === "bad")
       expect(bad?.error?.code).toBe("SOURCE_UNREACHABLE")
@@ -185,7 +238,11 @@ describe("every connector failure ends the process promptly", () => {
     const p = project(my("mysql://root:pw@127.0.0.1:3306/mysql", "interrupted", /./))
     try {
       const t0 = performance.now()
-      const child = spawn(process.execPath, [binPath, "start", "--json"], { cwd: p.dir, env: baseEnv(), stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [binPath, "start", "--json"], {
+        cwd: p.dir,
+        env: baseEnv(),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
       setTimeout(() => child.kill("SIGINT"), 400)
       const killer = setTimeout(() => child.kill("SIGKILL"), killMs)

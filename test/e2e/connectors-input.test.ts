@@ -8,8 +8,26 @@ import { afterAll, describe, expect, it } from "vitest"
 import { runCli, tempProject, writeFile } from "../utils/cli.js"
 
 const manifest = (version: string, nodes: unknown) =>
-  JSON.stringify({ metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${version}.json`, dbt_version: "1.8.0" }, nodes })
-const node = { "model.p.orders": { unique_id: "model.p.orders", resource_type: "model", schema: "main", name: "orders", depends_on: { nodes: ["model.p.customers"] } }, "model.p.customers": { unique_id: "model.p.customers", resource_type: "model", schema: "main", name: "customers", depends_on: { nodes: [] } } }
+  JSON.stringify({
+    metadata: { dbt_schema_version: `https://schemas.getdbt.com/dbt/manifest/${version}.json`, dbt_version: "1.8.0" },
+    nodes
+  })
+const node = {
+  "model.p.orders": {
+    unique_id: "model.p.orders",
+    resource_type: "model",
+    schema: "main",
+    name: "orders",
+    depends_on: { nodes: ["model.p.customers"] }
+  },
+  "model.p.customers": {
+    unique_id: "model.p.customers",
+    resource_type: "model",
+    schema: "main",
+    name: "customers",
+    depends_on: { nodes: [] }
+  }
+}
 
 describe("dbt manifests: only schema v10–v12 with nodes", () => {
   const p = tempProject("ldc-dbt-in-")
@@ -35,14 +53,17 @@ describe("dbt manifests: only schema v10–v12 with nodes", () => {
     }
     // A good manifest is accepted.
     writeFile(p.dir, "manifest.json", manifest("v12", node))
-    expect(cli("add", "dbt", "--from", "manifest.json", "--target", "wh", "--id", "lineage", "--yes", "--json").code).toBe(0)
+    expect(cli("add", "dbt", "--from", "manifest.json", "--target", "wh", "--id", "lineage", "--yes", "--json").code)
+      .toBe(0)
     expect(cli("start", "--json").code).toBe(0)
     // The file is later replaced by one the connector must refuse: the scan reports it with a code.
     for (const [, text, says] of cases) {
       writeFile(p.dir, "manifest.json", text)
       const start = cli("start", "--json")
       expect(start.code, start.stdout + start.stderr).toBe(0)
-      const lineage = (start.json as { sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }> }).sources.find((s) => s.id === "lineage")
+      const lineage = (start.json as {
+        sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }>
+      }).sources.find((s) => s.id === "lineage")
       expect(lineage?.reached).toBe(false)
       expect(lineage?.error?.code).toBe("SOURCE_UNREACHABLE")
       expect(lineage?.error?.message).toMatch(says)
@@ -55,7 +76,19 @@ describe("dbt manifests: only schema v10–v12 with nodes", () => {
   it("add never quotes a refused file: an .env as a dictionary or as a manifest", () => {
     const secret = "Pl4nted-AddInput-S3cret"
     writeFile(p.dir, "app.env", `DATABASE_URL=postgres://app:${secret}@db.internal:5432/app\nTOKEN=${secret}\n`)
-    for (const args of [["add", "manual", "--from", "app.env", "--id", "m2", "--yes"], ["add", "dbt", "--from", "app.env", "--target", "wh", "--id", "d2", "--yes"]]) {
+    for (
+      const args of [["add", "manual", "--from", "app.env", "--id", "m2", "--yes"], [
+        "add",
+        "dbt",
+        "--from",
+        "app.env",
+        "--target",
+        "wh",
+        "--id",
+        "d2",
+        "--yes"
+      ]]
+    ) {
       for (const json of [true, false]) {
         const r = cli(...args, ...(json ? ["--json"] : []))
         expect(r.code).toBe(1)

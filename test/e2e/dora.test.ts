@@ -5,16 +5,19 @@
  * out-of-scope shape.
  */
 import { unzipSync } from "fflate"
-import * as os from "node:os"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import templates from "../../src/dora/templates.json" with { type: "json" }
-import { spawnCli, tempProject, writeFile, type CliResult } from "../utils/cli.js"
+import { type CliResult, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
 /** Runs the built CLI without blocking the test worker (a long run of spawnSync starves vitest's RPC). */
-const runCli = (args: ReadonlyArray<string>, opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }): Promise<CliResult> =>
+const runCli = (
+  args: ReadonlyArray<string>,
+  opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }
+): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawnCli(args, opts)
     let stdout = ""
@@ -33,8 +36,24 @@ const runCli = (args: ReadonlyArray<string>, opts: { readonly cwd: string; reado
     })
   })
 
-interface Violation { readonly table: string; readonly rowKey: string | null; readonly column: string | null; readonly reason: string }
-interface ErrorBody { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string; readonly details?: { readonly violations?: Array<Violation>; readonly problems?: Array<{ line: number; rowKey: string | null; column: string | null; reason: string }> } } }
+interface Violation {
+  readonly table: string
+  readonly rowKey: string | null
+  readonly column: string | null
+  readonly reason: string
+}
+interface ErrorBody {
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly fix?: string
+    readonly param?: string
+    readonly details?: {
+      readonly violations?: Array<Violation>
+      readonly problems?: Array<{ line: number; rowKey: string | null; column: string | null; reason: string }>
+    }
+  }
+}
 
 const E = "969500EXAMPLEBANK039" // the reporting entity (catalog.yml)
 const P = "5299000CLOUDPROV0184" // the ICT provider
@@ -43,16 +62,21 @@ const K0202 = `CTR-001|${E}|${P}|F1|eba_TA:S19|eba_GA:IE|eba_GA:IE|eba_GA:IE`
 /** The CSV files of a small but complete register, written the way a person fills a spreadsheet (bare codes, a BOM, a `;` file, quoted commas). */
 const csvFiles: Record<string, string> = {
   "B_01.01": `c0010,c0040,c0050,c0060\n${E},x12,BaFin,2025-01-15\n`,
-  "B_01.02": `\uFEFFc0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110\n${E},Example Bank AG,DE,Credit institution,x21,${E},2025-01-10,2024-01-01,9999-12-31,EUR,125000000\n`,
+  "B_01.02":
+    `\uFEFFc0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110\n${E},Example Bank AG,DE,Credit institution,x21,${E},2025-01-10,2024-01-01,9999-12-31,EUR,125000000\n`,
   "B_02.01": "c0010;c0020;c0030;c0040;c0050\r\nCTR-001;x1;;EUR;250000\r\n",
-  "B_02.02": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0100,c0110,c0120,c0130,c0140,c0150,c0160,c0170,c0180\nCTR-001,${E},${P},qx2000,F1,S19,2023-01-01,9999-12-31,90,180,DE,IE,Yes,IE,IE,High,x797\n`,
+  "B_02.02":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0100,c0110,c0120,c0130,c0140,c0150,c0160,c0170,c0180\nCTR-001,${E},${P},qx2000,F1,S19,2023-01-01,9999-12-31,90,180,DE,IE,Yes,IE,IE,High,x797\n`,
   "B_03.01": `c0010,c0020,c0030\nCTR-001,${E},true\n`,
   "B_03.02": `c0010,c0020,c0030\nCTR-001,${P},LEI (verified via DPM rules)\n`,
   "B_04.01": `c0010,c0020,c0030,c0040\nCTR-001,${E},x839,Not applicable\n`,
-  "B_05.01": `c0010,c0020,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\n${P},qx2000,"Cloud Provider, ""Europe"" SE",Cloud Provider Europe SE,x212,IE,EUR,250000,${P},qx2000\n`,
+  "B_05.01":
+    `c0010,c0020,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\n${P},qx2000,"Cloud Provider, ""Europe"" SE",Cloud Provider Europe SE,x212,IE,EUR,250000,${P},qx2000\n`,
   "B_05.02": `c0010,c0020,c0030,c0040,c0050,c0060,c0070\nCTR-001,S19,${P},qx2000,1,${P},qx2000\n`,
-  "B_06.01": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100\nF1,x162,Payments,${E},Yes,"Core payment service, customer facing",2024-11-30,4,1,High\n`,
-  "B_07.01": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\nCTR-001,${P},qx2000,S19,x960,x964,2024-10-01,Yes,x966,High,Yes,Other Cloud GmbH\n`
+  "B_06.01":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100\nF1,x162,Payments,${E},Yes,"Core payment service, customer facing",2024-11-30,4,1,High\n`,
+  "B_07.01":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\nCTR-001,${P},qx2000,S19,x960,x964,2024-10-01,Yes,x966,High,Yes,Other Cloud GmbH\n`
 }
 
 describe("DORA register (in scope)", () => {
@@ -61,20 +85,26 @@ describe("DORA register (in scope)", () => {
   const cli = (...args: Array<string>) => runCli(args, { cwd: p.dir, env })
   const errorOf = (r: CliResult) => (r.json as ErrorBody).error
   const listFiles = (dir: string): Array<string> =>
-    fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? listFiles(path.join(dir, d.name)).map((f) => `${d.name}/${f}`) : [d.name])).sort()
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((
+      d
+    ) => (d.isDirectory() ? listFiles(path.join(dir, d.name)).map((f) => `${d.name}/${f}`) : [d.name])).sort()
 
   beforeAll(async () => {
     const db = new DatabaseSync(env.APP_DB)
     db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT)")
     db.close()
-    writeFile(p.dir, "catalog.yml", [
-      "sources:",
-      "  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }",
-      "dora:",
-      "  inScope: true",
-      `  entity: { lei: ${E}, name: Example Bank AG, country: DE, currency: EUR }`,
-      ""
-    ].join("\n"))
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      [
+        "sources:",
+        "  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }",
+        "dora:",
+        "  inScope: true",
+        `  entity: { lei: ${E}, name: Example Bank AG, country: DE, currency: EUR }`,
+        ""
+      ].join("\n")
+    )
     expect((await cli("start")).code).toBe(0)
   })
   afterAll(() => p.cleanup())
@@ -86,7 +116,9 @@ describe("DORA register (in scope)", () => {
       expect(r.code, `${table}: ${r.stdout}`).toBe(0)
       expect(r.json).toMatchObject({ table, mode: "replace", rows: 1, by: `os:${os.userInfo().username}` })
     }
-    const log = (await cli("log", "--since", "0", "--json")).json as { changes: Array<{ kind: string; entity: string; by?: string }> }
+    const log = (await cli("log", "--since", "0", "--json")).json as {
+      changes: Array<{ kind: string; entity: string; by?: string }>
+    }
     const imports = log.changes.filter((c) => c.kind === "dora.import")
     expect(imports.map((c) => c.entity).sort()).toEqual(Object.keys(csvFiles).sort())
     for (const c of imports) expect(c.by).toBe(`os:${os.userInfo().username}`)
@@ -95,18 +127,51 @@ describe("DORA register (in scope)", () => {
   it("values are stored in their xBRL-CSV form (eba_ codes), and the register validates", async () => {
     const r = await cli("dora", "set", "B_02.02", `CTR-001|${E}|${P}|F1|S19|IE|IE|IE`, "c0170", "x793", "--json")
     expect(r.code, r.stdout).toBe(0)
-    expect(r.json).toMatchObject({ table: "B_02.02", rowKey: K0202, column: "c0170", value: "eba_ZZ:x793", previous: "eba_ZZ:x793", violations: [] })
+    expect(r.json).toMatchObject({
+      table: "B_02.02",
+      rowKey: K0202,
+      column: "c0170",
+      value: "eba_ZZ:x793",
+      previous: "eba_ZZ:x793",
+      violations: []
+    })
   })
 
   it("dora set writes one cell, attributed to the signer and logged as dora.set", async () => {
-    const r = await cli("dora", "set", "B_01.01", E, "c0050", "Bundesanstalt", "für", "Finanzdienstleistungsaufsicht", "--json")
+    const r = await cli(
+      "dora",
+      "set",
+      "B_01.01",
+      E,
+      "c0050",
+      "Bundesanstalt",
+      "für",
+      "Finanzdienstleistungsaufsicht",
+      "--json"
+    )
     expect(r.code, r.stdout).toBe(0)
-    expect(r.json).toMatchObject({ table: "B_01.01", rowKey: E, column: "c0050", value: "Bundesanstalt für Finanzdienstleistungsaufsicht", previous: "BaFin", by: `os:${os.userInfo().username}` })
-    const signed = await runCli(["dora", "set", "B_05.01", P, "c0120", "LEI", "--json"], { cwd: p.dir, env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@example.com" } })
+    expect(r.json).toMatchObject({
+      table: "B_01.01",
+      rowKey: E,
+      column: "c0050",
+      value: "Bundesanstalt für Finanzdienstleistungsaufsicht",
+      previous: "BaFin",
+      by: `os:${os.userInfo().username}`
+    })
+    const signed = await runCli(["dora", "set", "B_05.01", P, "c0120", "LEI", "--json"], {
+      cwd: p.dir,
+      env: { ...env, CATALOG_SIGNER_EMAIL: "dpo@example.com" }
+    })
     expect(signed.json).toMatchObject({ value: "eba_qCO:qx2000", by: "dpo@example.com" })
-    const log = (await cli("log", "--since", "0", "--json")).json as { changes: Array<{ kind: string; entity: string; by?: string }> }
+    const log = (await cli("log", "--since", "0", "--json")).json as {
+      changes: Array<{ kind: string; entity: string; by?: string }>
+    }
     expect(log.changes[0]).toMatchObject({ kind: "dora.set", entity: `B_05.01[${P}].c0120`, by: "dpo@example.com" })
-    expect(log.changes[1]).toMatchObject({ kind: "dora.set", entity: `B_01.01[${E}].c0050`, by: `os:${os.userInfo().username}` })
+    expect(log.changes[1]).toMatchObject({
+      kind: "dora.set",
+      entity: `B_01.01[${E}].c0050`,
+      by: `os:${os.userInfo().username}`
+    })
   })
 
   it("dora export writes the xBRL-CSV report package: files, parameters, filing indicators, table headers", async () => {
@@ -115,10 +180,22 @@ describe("DORA register (in scope)", () => {
     const res = r.json as { name: string; package: string; folder: string; parameters: Record<string, string> }
     expect(res.name).toMatch(new RegExp(`^${E}\\.IND_DE_DORA010100_DORA_2025-12-31_\\d{17}$`))
     expect(res.package).toBe(path.join(fs.realpathSync(p.dir), "out", `${res.name}.zip`))
-    expect(res.parameters).toEqual({ entityID: `rs:${E}.IND`, refPeriod: "2025-12-31", baseCurrency: "iso4217:EUR", decimalsInteger: "0", decimalsMonetary: "-3" })
+    expect(res.parameters).toEqual({
+      entityID: `rs:${E}.IND`,
+      refPeriod: "2025-12-31",
+      baseCurrency: "iso4217:EUR",
+      decimalsInteger: "0",
+      decimalsMonetary: "-3"
+    })
 
     const tables = templates.tables
-    const expected = ["META-INF/reportPackage.json", "reports/FilingIndicators.csv", "reports/parameters.csv", "reports/report.json", ...tables.map((t) => `reports/${t.code.toLowerCase()}.csv`)].sort()
+    const expected = [
+      "META-INF/reportPackage.json",
+      "reports/FilingIndicators.csv",
+      "reports/parameters.csv",
+      "reports/report.json",
+      ...tables.map((t) => `reports/${t.code.toLowerCase()}.csv`)
+    ].sort()
     // The zip: a single root folder named like the zip, holding exactly the package files.
     const zip = unzipSync(fs.readFileSync(res.package))
     const entries = Object.keys(zip).filter((e) => !e.endsWith("/"))
@@ -132,29 +209,80 @@ describe("DORA register (in scope)", () => {
       expect(fromZip.charCodeAt(0)).not.toBe(0xfeff)
       return fromZip
     }
-    expect(JSON.parse(read("META-INF/reportPackage.json"))).toEqual({ documentInfo: { documentType: "https://xbrl.org/report-package/2023" } })
-    expect(JSON.parse(read("reports/report.json"))).toEqual({ documentInfo: { documentType: "https://xbrl.org/2021/xbrl-csv", extends: ["http://www.eba.europa.eu/eu/fr/xbrl/crr/fws/dora/4.0/mod/dora.json"] } })
+    expect(JSON.parse(read("META-INF/reportPackage.json"))).toEqual({
+      documentInfo: { documentType: "https://xbrl.org/report-package/2023" }
+    })
+    expect(JSON.parse(read("reports/report.json"))).toEqual({
+      documentInfo: {
+        documentType: "https://xbrl.org/2021/xbrl-csv",
+        extends: ["http://www.eba.europa.eu/eu/fr/xbrl/crr/fws/dora/4.0/mod/dora.json"]
+      }
+    })
     expect(read("reports/parameters.csv").trim().split("\n")).toEqual([
-      "name,value", `entityID,rs:${E}.IND`, "refPeriod,2025-12-31", "baseCurrency,iso4217:EUR", "decimalsInteger,0", "decimalsMonetary,-3"
+      "name,value",
+      `entityID,rs:${E}.IND`,
+      "refPeriod,2025-12-31",
+      "baseCurrency,iso4217:EUR",
+      "decimalsInteger,0",
+      "decimalsMonetary,-3"
     ])
-    expect(read("reports/FilingIndicators.csv").trim().split("\n")).toEqual(["templateID,reported", ...tables.map((t) => `${t.code},true`)])
+    expect(read("reports/FilingIndicators.csv").trim().split("\n")).toEqual([
+      "templateID,reported",
+      ...tables.map((t) => `${t.code},true`)
+    ])
     for (const t of tables) {
       const lines = read(`reports/${t.csv_file}`).trim().split("\n")
       expect(lines[0], t.code).toBe(t.columns.map((c) => c.code).join(","))
     }
-    expect(read("reports/b_01.01.csv").trim().split("\n")[1]).toBe(`${E},Example Bank AG,eba_GA:DE,eba_CT:x12,Bundesanstalt für Finanzdienstleistungsaufsicht,2025-01-15`)
-    expect(read("reports/b_05.01.csv")).toContain(`${P},eba_qCO:qx2000,,,"Cloud Provider, ""Europe"" SE",Cloud Provider Europe SE,eba_CT:x212,eba_GA:IE,eba_CU:EUR,250000,${P},eba_qCO:qx2000`)
-    expect(read("reports/b_02.02.csv").trim().split("\n")[1]).toBe(`CTR-001,${E},${P},eba_qCO:qx2000,F1,eba_TA:S19,2023-01-01,9999-12-31,,90,180,eba_GA:DE,eba_GA:IE,eba_BT:x28,eba_GA:IE,eba_GA:IE,eba_ZZ:x793,eba_ZZ:x797`)
+    expect(read("reports/b_01.01.csv").trim().split("\n")[1]).toBe(
+      `${E},Example Bank AG,eba_GA:DE,eba_CT:x12,Bundesanstalt für Finanzdienstleistungsaufsicht,2025-01-15`
+    )
+    expect(read("reports/b_05.01.csv")).toContain(
+      `${P},eba_qCO:qx2000,,,"Cloud Provider, ""Europe"" SE",Cloud Provider Europe SE,eba_CT:x212,eba_GA:IE,eba_CU:EUR,250000,${P},eba_qCO:qx2000`
+    )
+    expect(read("reports/b_02.02.csv").trim().split("\n")[1]).toBe(
+      `CTR-001,${E},${P},eba_qCO:qx2000,F1,eba_TA:S19,2023-01-01,9999-12-31,,90,180,eba_GA:DE,eba_GA:IE,eba_BT:x28,eba_GA:IE,eba_GA:IE,eba_ZZ:x793,eba_ZZ:x797`
+    )
     expect(read("reports/b_01.03.csv")).toBe("c0010,c0020,c0030,c0040\n")
   })
 
   // Each kind of violation, made with one write and undone afterwards: [name, write, expected location, reason, undo].
   const kinds: Array<readonly [string, Array<string>, Omit<Violation, "reason">, RegExp, Array<string>]> = [
-    ["bad LEI check digits", ["B_01.02", E, "c0060", "969500EXAMPLEBANK038"], { table: "B_01.02", rowKey: E, column: "c0060" }, /check digits/, ["B_01.02", E, "c0060", E]],
-    ["bad date", ["B_06.01", `F1|${E}`, "c0070", "2024-02-30"], { table: "B_06.01", rowKey: `F1|${E}`, column: "c0070" }, /not a valid date/, ["B_06.01", `F1|${E}`, "c0070", "2024-11-30"]],
-    ["unknown country", ["B_05.01", P, "c0080", "XX"], { table: "B_05.01", rowKey: P, column: "c0080" }, /unknown country "XX"/, ["B_05.01", P, "c0080", "IE"]],
-    ["missing mandatory column", ["B_05.01", P, "c0050", ""], { table: "B_05.01", rowKey: P, column: "c0050" }, /mandatory column c0050/, ["B_05.01", P, "c0050", "Cloud Provider Europe SE"]],
-    ["dangling reference", ["B_03.01", `CTR-999|${E}`, "c0030", "true"], { table: "B_03.01", rowKey: `CTR-999|${E}`, column: "c0010" }, /dangling reference.*B_02\.01/, ["B_03.01", `CTR-999|${E}`, "--remove"]]
+    [
+      "bad LEI check digits",
+      ["B_01.02", E, "c0060", "969500EXAMPLEBANK038"],
+      { table: "B_01.02", rowKey: E, column: "c0060" },
+      /check digits/,
+      ["B_01.02", E, "c0060", E]
+    ],
+    [
+      "bad date",
+      ["B_06.01", `F1|${E}`, "c0070", "2024-02-30"],
+      { table: "B_06.01", rowKey: `F1|${E}`, column: "c0070" },
+      /not a valid date/,
+      ["B_06.01", `F1|${E}`, "c0070", "2024-11-30"]
+    ],
+    [
+      "unknown country",
+      ["B_05.01", P, "c0080", "XX"],
+      { table: "B_05.01", rowKey: P, column: "c0080" },
+      /unknown country "XX"/,
+      ["B_05.01", P, "c0080", "IE"]
+    ],
+    [
+      "missing mandatory column",
+      ["B_05.01", P, "c0050", ""],
+      { table: "B_05.01", rowKey: P, column: "c0050" },
+      /mandatory column c0050/,
+      ["B_05.01", P, "c0050", "Cloud Provider Europe SE"]
+    ],
+    [
+      "dangling reference",
+      ["B_03.01", `CTR-999|${E}`, "c0030", "true"],
+      { table: "B_03.01", rowKey: `CTR-999|${E}`, column: "c0010" },
+      /dangling reference.*B_02\.01/,
+      ["B_03.01", `CTR-999|${E}`, "--remove"]
+    ]
   ]
 
   for (const [name, write, where, reason, undo] of kinds) {
@@ -193,9 +321,18 @@ describe("DORA register (in scope)", () => {
     const value = errorOf(await cli("dora", "set", "B_01.02", E, "c0070", "31/12/2024", "--json"))
     expect(value).toMatchObject({ code: "DORA_INPUT_INVALID", param: "value" })
     expect(value.message).toMatch(/B_01\.02.*c0070.*31\/12\/2024/)
-    expect(errorOf(await cli("dora", "set", "B_06.01", `F1|${E}`, "c0050", "maybe", "--json"))).toMatchObject({ code: "DORA_INPUT_INVALID", param: "value" })
-    expect(errorOf(await cli("dora", "set", "B_02.02", "CTR-001", "c0070", "2024-01-01", "--json"))).toMatchObject({ code: "DORA_INPUT_INVALID", param: "rowKey" })
-    expect(errorOf(await cli("dora", "set", "B_01.02", E, "c0010", "7LTWFZYICNSX8D621K86", "--json"))).toMatchObject({ code: "DORA_INPUT_INVALID", param: "field" })
+    expect(errorOf(await cli("dora", "set", "B_06.01", `F1|${E}`, "c0050", "maybe", "--json"))).toMatchObject({
+      code: "DORA_INPUT_INVALID",
+      param: "value"
+    })
+    expect(errorOf(await cli("dora", "set", "B_02.02", "CTR-001", "c0070", "2024-01-01", "--json"))).toMatchObject({
+      code: "DORA_INPUT_INVALID",
+      param: "rowKey"
+    })
+    expect(errorOf(await cli("dora", "set", "B_01.02", E, "c0010", "7LTWFZYICNSX8D621K86", "--json"))).toMatchObject({
+      code: "DORA_INPUT_INVALID",
+      param: "field"
+    })
   })
 
   it("an import with a bad header or bad cells is refused whole, naming line, row and column", async () => {
@@ -213,7 +350,10 @@ describe("DORA register (in scope)", () => {
       { line: 2, rowKey: P, column: "c0080", reason: expect.stringMatching(/Ireland/) },
       { line: 3, rowKey: null, column: "c0010", reason: expect.stringMatching(/key column c0010/) }
     ])
-    expect(errorOf(await cli("dora", "import", "B_05.01", "missing.csv", "--json"))).toMatchObject({ code: "DORA_INPUT_INVALID", param: "file" })
+    expect(errorOf(await cli("dora", "import", "B_05.01", "missing.csv", "--json"))).toMatchObject({
+      code: "DORA_INPUT_INVALID",
+      param: "file"
+    })
     // Nothing was imported: the register still exports.
     expect((await cli("dora", "export", "--out", "still-valid", "--json")).code).toBe(0)
   })
@@ -228,7 +368,11 @@ describe("DORA register (out of scope)", () => {
     const db = new DatabaseSync(env.APP_DB)
     db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT)")
     db.close()
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\ndora:\n  inScope: false\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\ndora:\n  inScope: false\n"
+    )
     expect((await cli("start")).code).toBe(0)
   })
   afterAll(() => p.cleanup())
@@ -240,7 +384,16 @@ describe("DORA register (out of scope)", () => {
   })
 
   it("export, import and set refuse with DORA_INPUT_INVALID whose fix says to set dora.inScope; nothing is written", async () => {
-    for (const args of [["dora", "export"], ["dora", "import", "B_01.01", "x.csv"], ["dora", "set", "B_01.01", E, "c0020", "x"]]) {
+    for (
+      const args of [["dora", "export"], ["dora", "import", "B_01.01", "x.csv"], [
+        "dora",
+        "set",
+        "B_01.01",
+        E,
+        "c0020",
+        "x"
+      ]]
+    ) {
       const r = await cli(...args, "--json")
       expect(r.code, args.join(" ")).toBe(1)
       const e = (r.json as ErrorBody).error

@@ -9,9 +9,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli, tempProject, writeFile, type CliResult } from "../utils/cli.js"
+import { type CliResult, runCli, tempProject, writeFile } from "../utils/cli.js"
 
-interface ErrorBody { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string } }
+interface ErrorBody {
+  readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string }
+}
 const errorOf = (r: CliResult) => {
   expect(r.json, `${r.stdout}\n${r.stderr}`).toBeDefined()
   return (r.json as ErrorBody).error
@@ -56,7 +58,8 @@ const laughs = [
 
 describe("catalog.yml a user can type", () => {
   const p = tempProject("ldc-files-cfg-")
-  const cli = (...args: Array<string>) => runCli([...args, "--json"], { cwd: p.dir, env: { A: path.join(p.dir, "a.db") } })
+  const cli = (...args: Array<string>) =>
+    runCli([...args, "--json"], { cwd: p.dir, env: { A: path.join(p.dir, "a.db") } })
   afterAll(() => p.cleanup())
 
   it("an alias bomb: start, add and config are CONFIG_INVALID naming the line; the file is left as it was", () => {
@@ -75,13 +78,27 @@ describe("catalog.yml a user can type", () => {
   })
 
   it("values that cannot work: kind/driver mismatch, ids equal but for case, schemas: [] — each names key and line; add writes nothing", () => {
-    writeFile(p.dir, "catalog.yml", "sources:\n  - id: app\n    kind: postgres\n    driver: mysql2\n    connectionRef: A\n")
-    expect(refused(cli("start"), "CONFIG_INVALID", "sources.0.driver").message).toMatch(/^catalog\.yml:4: sources\.0\.driver: .*postgres/)
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - id: app\n    kind: postgres\n    driver: mysql2\n    connectionRef: A\n"
+    )
+    expect(refused(cli("start"), "CONFIG_INVALID", "sources.0.driver").message).toMatch(
+      /^catalog\.yml:4: sources\.0\.driver: .*postgres/
+    )
 
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: A }\n  - { id: APP, kind: sqlite, driver: node:sqlite, connectionRef: B }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: A }\n  - { id: APP, kind: sqlite, driver: node:sqlite, connectionRef: B }\n"
+    )
     expect(refused(cli("start"), "CONFIG_INVALID", "sources.1.id").message).toMatch(/^catalog\.yml:3: .*case/)
 
-    writeFile(p.dir, "catalog.yml", "sources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: A\n    schemas: []\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: A\n    schemas: []\n"
+    )
     expect(refused(cli("start"), "CONFIG_INVALID", "sources.0.schemas").message).toMatch(/^catalog\.yml:6: /)
 
     // `add` of an id that differs only in case from a configured one would make the file invalid: refused, file unchanged.
@@ -91,7 +108,11 @@ describe("catalog.yml a user can type", () => {
     expect(fs.readFileSync(path.join(p.dir, "catalog.yml"), "utf8")).toBe(before)
 
     // Removing the warehouse a dbt source maps onto would leave its target pointing at nothing: refused, naming that line.
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: wh, kind: sqlite, driver: node:sqlite, connectionRef: A }\n  - id: dbt\n    kind: dbt\n    driver: dbt-manifest\n    path: m.json\n    target: wh\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: wh, kind: sqlite, driver: node:sqlite, connectionRef: A }\n  - id: dbt\n    kind: dbt\n    driver: dbt-manifest\n    path: m.json\n    target: wh\n"
+    )
     const withDbt = fs.readFileSync(path.join(p.dir, "catalog.yml"), "utf8")
     const e = refused(cli("sources", "remove", "wh", "--yes"), "CONFIG_INVALID", "sources.1.target")
     expect(e.message).toMatch(/^catalog\.yml:7: /)
@@ -119,7 +140,11 @@ describe("file-system paths a user can type", () => {
     const db = new DatabaseSync(env.APP_DB)
     db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT)")
     db.close()
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n"
+    )
     expect(cli("start").code).toBe(0)
     fs.mkdirSync(path.join(p.dir, "folder"))
     writeFile(p.dir, "plain.txt", "not a folder\n")
@@ -161,13 +186,19 @@ describe("file-system paths a user can type", () => {
   it("export --out into folders that do not exist yet creates them", () => {
     const r = cli("export", "--out", "exports/2026/team.json")
     expect(r.code, r.stdout).toBe(0)
-    expect(JSON.parse(fs.readFileSync(path.join(p.dir, "exports/2026/team.json"), "utf8"))).toMatchObject({ format: "local-data-catalog/team-catalog" })
+    expect(JSON.parse(fs.readFileSync(path.join(p.dir, "exports/2026/team.json"), "utf8"))).toMatchObject({
+      format: "local-data-catalog/team-catalog"
+    })
   })
 
   it("evidence --out <device|file|FIFO>: INVALID_PARAM naming out; --verify <file|missing|''>: INVALID_PARAM naming verify", () => {
     const before = snapshot(p.dir)
-    for (const out of ["/dev/null", "plain.txt", "pipe", "plain.txt/bundle"]) refused(cli("evidence", "--out", out, "--yes"), "INVALID_PARAM", "out")
-    for (const v of ["plain.txt", "no-such-bundle", "", "pipe"]) refused(cli("evidence", "--verify", v), "INVALID_PARAM", "verify")
+    for (const out of ["/dev/null", "plain.txt", "pipe", "plain.txt/bundle"]) {
+      refused(cli("evidence", "--out", out, "--yes"), "INVALID_PARAM", "out")
+    }
+    for (const v of ["plain.txt", "no-such-bundle", "", "pipe"]) {
+      refused(cli("evidence", "--verify", v), "INVALID_PARAM", "verify")
+    }
     expect(snapshot(p.dir)).toEqual(before)
   })
 
@@ -195,13 +226,21 @@ describe("file-system paths a user can type", () => {
   it("dora import <folder|FIFO> and dora export --out <device|file>: coded errors naming file / out, no hang", () => {
     const d = tempProject("ldc-files-dora-")
     try {
-      writeFile(d.dir, "catalog.yml", "sources: []\ndora:\n  inScope: true\n  entity: { lei: 969500EXAMPLEBANK039, name: Example Bank AG, country: DE, currency: EUR }\n")
+      writeFile(
+        d.dir,
+        "catalog.yml",
+        "sources: []\ndora:\n  inScope: true\n  entity: { lei: 969500EXAMPLEBANK039, name: Example Bank AG, country: DE, currency: EUR }\n"
+      )
       fs.mkdirSync(path.join(d.dir, "folder"))
       mkfifo(path.join(d.dir, "pipe.csv"))
       writeFile(d.dir, "plain.txt", "x\n")
       const dcli = (...args: Array<string>) => runCli([...args, "--json"], { cwd: d.dir })
-      for (const f of ["folder", "pipe.csv"]) refused(dcli("dora", "import", "B_01.01", f), "DORA_INPUT_INVALID", "file")
-      for (const out of ["/dev/null", "plain.txt"]) refused(dcli("dora", "export", "--out", out, "--ref-date", "2025-12-31"), "INVALID_PARAM", "out")
+      for (const f of ["folder", "pipe.csv"]) {
+        refused(dcli("dora", "import", "B_01.01", f), "DORA_INPUT_INVALID", "file")
+      }
+      for (const out of ["/dev/null", "plain.txt"]) {
+        refused(dcli("dora", "export", "--out", out, "--ref-date", "2025-12-31"), "INVALID_PARAM", "out")
+      }
       expect(fs.readFileSync(path.join(d.dir, "plain.txt"), "utf8")).toBe("x\n")
     } finally {
       d.cleanup()

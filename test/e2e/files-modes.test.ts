@@ -48,7 +48,11 @@ describe("file permissions: catalog, exports, evidence", () => {
     const db = new DatabaseSync(env.APP_DB)
     db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT, birth_date TEXT)")
     db.close()
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n"
+    )
   })
   afterAll(() => p.cleanup())
 
@@ -139,7 +143,10 @@ describe("file permissions: add and config write catalog.yml and .env private", 
   it("catalog.yml written into the data folder (CATALOG_CONFIG=.catalog/catalog.yml) makes that folder 0700", () => {
     const q = tempProject("ldc-modes-cfg-")
     try {
-      const r = runCli(["add", "sqlite", "--ref", "LITE", "--json"], { cwd: q.dir, env: { CATALOG_CONFIG: ".catalog/catalog.yml", LITE: "x.db" } })
+      const r = runCli(["add", "sqlite", "--ref", "LITE", "--json"], {
+        cwd: q.dir,
+        env: { CATALOG_CONFIG: ".catalog/catalog.yml", LITE: "x.db" }
+      })
       expect(r.code, r.stdout).toBe(0)
       expect(mode(path.join(q.dir, ".catalog"))).toBe("700")
       expect(mode(path.join(q.dir, ".catalog", "catalog.yml"))).toBe("600")
@@ -154,16 +161,21 @@ const P = "5299000CLOUDPROV0184"
 /** A small complete register (as in dora.test.ts), so that an export is produced. */
 const csvFiles: Record<string, string> = {
   "B_01.01": `c0010,c0040,c0050,c0060\n${E},x12,BaFin,2025-01-15\n`,
-  "B_01.02": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110\n${E},Example Bank AG,DE,Credit institution,x21,${E},2025-01-10,2024-01-01,9999-12-31,EUR,125000000\n`,
+  "B_01.02":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110\n${E},Example Bank AG,DE,Credit institution,x21,${E},2025-01-10,2024-01-01,9999-12-31,EUR,125000000\n`,
   "B_02.01": "c0010,c0020,c0030,c0040,c0050\nCTR-001,x1,,EUR,250000\n",
-  "B_02.02": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0100,c0110,c0120,c0130,c0140,c0150,c0160,c0170,c0180\nCTR-001,${E},${P},qx2000,F1,S19,2023-01-01,9999-12-31,90,180,DE,IE,Yes,IE,IE,High,x797\n`,
+  "B_02.02":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0100,c0110,c0120,c0130,c0140,c0150,c0160,c0170,c0180\nCTR-001,${E},${P},qx2000,F1,S19,2023-01-01,9999-12-31,90,180,DE,IE,Yes,IE,IE,High,x797\n`,
   "B_03.01": `c0010,c0020,c0030\nCTR-001,${E},true\n`,
   "B_03.02": `c0010,c0020,c0030\nCTR-001,${P},LEI (verified via DPM rules)\n`,
   "B_04.01": `c0010,c0020,c0030,c0040\nCTR-001,${E},x839,Not applicable\n`,
-  "B_05.01": `c0010,c0020,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\n${P},qx2000,Cloud Provider Europe SE,Cloud Provider Europe SE,x212,IE,EUR,250000,${P},qx2000\n`,
+  "B_05.01":
+    `c0010,c0020,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\n${P},qx2000,Cloud Provider Europe SE,Cloud Provider Europe SE,x212,IE,EUR,250000,${P},qx2000\n`,
   "B_05.02": `c0010,c0020,c0030,c0040,c0050,c0060,c0070\nCTR-001,S19,${P},qx2000,1,${P},qx2000\n`,
-  "B_06.01": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100\nF1,x162,Payments,${E},Yes,Core payment service,2024-11-30,4,1,High\n`,
-  "B_07.01": `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\nCTR-001,${P},qx2000,S19,x960,x964,2024-10-01,Yes,x966,High,Yes,Other Cloud GmbH\n`
+  "B_06.01":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100\nF1,x162,Payments,${E},Yes,Core payment service,2024-11-30,4,1,High\n`,
+  "B_07.01":
+    `c0010,c0020,c0030,c0040,c0050,c0060,c0070,c0080,c0090,c0100,c0110,c0120\nCTR-001,${P},qx2000,S19,x960,x964,2024-10-01,Yes,x966,High,Yes,Other Cloud GmbH\n`
 }
 
 describe("file permissions: dora export", () => {
@@ -176,7 +188,11 @@ describe("file permissions: dora export", () => {
     const db = new DatabaseSync(env.APP_DB)
     db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT)")
     db.close()
-    writeFile(p.dir, "catalog.yml", `sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\ndora:\n  inScope: true\n  entity: { lei: ${E}, name: Example Bank AG, country: DE, currency: EUR }\n`)
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      `sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\ndora:\n  inScope: true\n  entity: { lei: ${E}, name: Example Bank AG, country: DE, currency: EUR }\n`
+    )
     expect(cli("start").code).toBe(0)
     for (const [table, text] of Object.entries(csvFiles)) {
       const file = writeFile(p.dir, `dora/${table}.csv`, text)

@@ -20,9 +20,26 @@ import { indexBody, ServerLive } from "../../src/programs/http/Server.js"
 import { Reader } from "../../src/services/Reader.js"
 import { runCli, spawnCli, tempProject } from "../utils/cli.js"
 
-interface ErrorBody { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string; readonly details?: Record<string, unknown> } }
-interface Endpoint { readonly method: string; readonly path: string; readonly description: string }
-interface HttpResult { readonly status: number; readonly headers: http.IncomingHttpHeaders; readonly body: string; readonly json: unknown }
+interface ErrorBody {
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly fix?: string
+    readonly param?: string
+    readonly details?: Record<string, unknown>
+  }
+}
+interface Endpoint {
+  readonly method: string
+  readonly path: string
+  readonly description: string
+}
+interface HttpResult {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+  readonly json: unknown
+}
 
 /** SPEC.md §B: exactly these ten GET routes (OpenAPI path syntax). */
 const tenRoutes = [
@@ -47,17 +64,24 @@ const parse = (s: string): unknown => {
 }
 
 /** One request over node:http (fetch cannot set Host), no keep-alive. */
-const request = (port: number, target: string, opts: { readonly method?: string; readonly headers?: Record<string, string> } = {}) =>
+const request = (
+  port: number,
+  target: string,
+  opts: { readonly method?: string; readonly headers?: Record<string, string> } = {}
+) =>
   new Promise<HttpResult>((resolve, reject) => {
     const method = opts.method ?? "GET"
-    const req = http.request({ host: "127.0.0.1", port, path: target, method, headers: opts.headers, agent: false }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8")
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: parse(body) })
-      })
-    })
+    const req = http.request(
+      { host: "127.0.0.1", port, path: target, method, headers: opts.headers, agent: false },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8")
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: parse(body) })
+        })
+      }
+    )
     req.on("error", reject)
     if (method === "POST" || method === "PUT" || method === "PATCH") {
       req.setHeader("content-type", "application/json")
@@ -68,8 +92,13 @@ const request = (port: number, target: string, opts: { readonly method?: string;
 const errorOf = (r: HttpResult) => (r.json as ErrorBody).error
 
 /** Starts `catalog open --json` and resolves with the `{url, api, port}` line it prints once listening. */
-const startServer = (args: ReadonlyArray<string>, opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }) =>
-  new Promise<{ readonly child: ChildProcess; readonly port: number; readonly url: string; readonly stderr: () => string }>((resolve, reject) => {
+const startServer = (
+  args: ReadonlyArray<string>,
+  opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }
+) =>
+  new Promise<
+    { readonly child: ChildProcess; readonly port: number; readonly url: string; readonly stderr: () => string }
+  >((resolve, reject) => {
     const child = spawnCli(["open", "--json", ...args], opts)
     let out = ""
     let err = ""
@@ -147,7 +176,9 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     expect(typeof body.version).toBe("string")
     const listed = body.endpoints.map((e) => `${e.method} ${e.path}`)
     expect(listed[0]).toBe("GET /api/v1")
-    expect([...listed].sort()).toEqual(["GET /api/v1", ...tenRoutes.map((t) => `GET ${t.replace("{id}", ":id")}`)].sort())
+    expect([...listed].sort()).toEqual(
+      ["GET /api/v1", ...tenRoutes.map((t) => `GET ${t.replace("{id}", ":id")}`)].sort()
+    )
     for (const e of body.endpoints) expect(e.description.length, e.path).toBeGreaterThan(0)
     expect((await get("/api/v1/")).json).toEqual(body)
   })
@@ -201,12 +232,22 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     }
     const missing = await get("/api/v1/datasets/shop/main/nope")
     expect(missing.status).toBe(404)
-    expect(errorOf(missing)).toMatchObject({ code: "DATASET_NOT_FOUND", param: "id", details: { id: "shop/main/nope" } })
+    expect(errorOf(missing)).toMatchObject({
+      code: "DATASET_NOT_FOUND",
+      param: "id",
+      details: { id: "shop/main/nope" }
+    })
     expect((await get(`/api/v1/datasets/${"x".repeat(300)}`)).status).toBe(404)
   })
 
   it("/lineage?dataset=<unknown> is 404 DATASET_NOT_FOUND naming `dataset`, the route's own parameter (not the Reader's `id`)", async () => {
-    for (const target of ["/api/v1/lineage?dataset=nope", "/api/v1/lineage?dataset=shop/main/nope", `/api/v1/lineage?dataset=${encodeURIComponent("shop/main/nope")}`]) {
+    for (
+      const target of [
+        "/api/v1/lineage?dataset=nope",
+        "/api/v1/lineage?dataset=shop/main/nope",
+        `/api/v1/lineage?dataset=${encodeURIComponent("shop/main/nope")}`
+      ]
+    ) {
       const r = await get(target)
       expect(r.status, target).toBe(404)
       expect(errorOf(r), target).toMatchObject({ code: "DATASET_NOT_FOUND", param: "dataset" })
@@ -227,7 +268,15 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
       const base = concrete(e.path)
       const ok = valid[e.path]
       expect((await get(ok ? `${base}?${ok}` : base)).status, base).toBe(200)
-      for (const [extra, param] of [["nope=1", "nope"], ["Limit=5", "Limit"], ["datasetId=shop%2Fmain%2Fcustomers", "datasetId"], ["x=1&x=2", "x"], ["=1", ""]] as const) {
+      for (
+        const [extra, param] of [
+          ["nope=1", "nope"],
+          ["Limit=5", "Limit"],
+          ["datasetId=shop%2Fmain%2Fcustomers", "datasetId"],
+          ["x=1&x=2", "x"],
+          ["=1", ""]
+        ] as const
+      ) {
         const target = `${base}?${ok ? `${ok}&` : ""}${extra}`
         const r = await get(target)
         expect(r.status, target).toBe(400)
@@ -284,7 +333,23 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     ]
     // limit: plain decimal digits within range, nothing else (both routes)
     for (const route of ["/api/v1/search?q=email&", "/api/v1/changes?"]) {
-      for (const bad of ["1e1", "0x10", "%205", "5%20", "5.0", "-0", "-1", "%2B5", "", "99999999999999999999", "Infinity", "NaN", "%D9%A5"]) {
+      for (
+        const bad of [
+          "1e1",
+          "0x10",
+          "%205",
+          "5%20",
+          "5.0",
+          "-0",
+          "-1",
+          "%2B5",
+          "",
+          "99999999999999999999",
+          "Infinity",
+          "NaN",
+          "%D9%A5"
+        ]
+      ) {
         cases.push([`${route}limit=${bad}`, "limit"])
       }
     }
@@ -301,13 +366,24 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
     expect((await get("/api/v1/search?q=email&limit=100")).status).toBe(200)
     expect((await get("/api/v1/changes?since=2020-01-01T00:00:00Z&limit=1000")).status).toBe(200)
     // the edges of what is valid still answer
-    const last = (await get(`/api/v1/changes?since=${Number.MAX_SAFE_INTEGER}`))
+    const last = await get(`/api/v1/changes?since=${Number.MAX_SAFE_INTEGER}`)
     expect(last.status).toBe(200)
     expect(last.json).toMatchObject({ since: String(Number.MAX_SAFE_INTEGER), returned: 0 })
-    for (const since of ["2024-02-29", "2026-01-31T12:00", "2026-01-31%2012:00:00", "2026-01-31T12:00:00.123456Z", "2026-01-31T12:00:00%2B01:00", "2026-01-31T12:00:00-0130"]) {
+    for (
+      const since of [
+        "2024-02-29",
+        "2026-01-31T12:00",
+        "2026-01-31%2012:00:00",
+        "2026-01-31T12:00:00.123456Z",
+        "2026-01-31T12:00:00%2B01:00",
+        "2026-01-31T12:00:00-0130"
+      ]
+    ) {
       expect((await get(`/api/v1/changes?since=${since}`)).status, since).toBe(200)
     }
-    expect((await get("/api/v1/changes?since=2026-01-31T12:00:00%2B01:00")).json).toMatchObject({ since: "2026-01-31T11:00:00.000Z" })
+    expect((await get("/api/v1/changes?since=2026-01-31T12:00:00%2B01:00")).json).toMatchObject({
+      since: "2026-01-31T11:00:00.000Z"
+    })
     expect((await get("/api/v1/changes?limit=1")).status).toBe(200)
   })
 
@@ -332,7 +408,13 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
 
   it("POST, PUT, PATCH, DELETE, HEAD and OPTIONS on every path: 404 ENDPOINT_NOT_FOUND listing the endpoints", async () => {
     const index = ((await get("/api/v1")).json as { endpoints: Array<Endpoint> }).endpoints
-    const paths = ["/api/v1", ...tenRoutes.map((t) => t.replace("{id}", "shop%2Fmain%2Fcustomers")), "/api/v1/search?q=email", "/", "/api/v1/nope"]
+    const paths = [
+      "/api/v1",
+      ...tenRoutes.map((t) => t.replace("{id}", "shop%2Fmain%2Fcustomers")),
+      "/api/v1/search?q=email",
+      "/",
+      "/api/v1/nope"
+    ]
     for (const target of paths) {
       for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
         const r = await get(target, { method })
@@ -347,7 +429,18 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
 
   it("an unknown GET route is 404 ENDPOINT_NOT_FOUND listing the endpoints; / serves the portal page, which is not an endpoint", async () => {
     const index = ((await get("/api/v1")).json as { endpoints: Array<Endpoint> }).endpoints
-    for (const target of ["/api/v1/nope", "/api/v1/compliance", "/api/v1/openapi", "/api/v2/datasets", "/API/V1/DATASETS", "/nope", "/assets/nope.js", "/index.php?x=1"]) {
+    for (
+      const target of [
+        "/api/v1/nope",
+        "/api/v1/compliance",
+        "/api/v1/openapi",
+        "/api/v2/datasets",
+        "/API/V1/DATASETS",
+        "/nope",
+        "/assets/nope.js",
+        "/index.php?x=1"
+      ]
+    ) {
       const r = await get(target)
       expect(r.status, target).toBe(404)
       expect(errorOf(r).code, target).toBe("ENDPOINT_NOT_FOUND")
@@ -360,14 +453,30 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
   })
 
   it("a Host that is not a loopback name is refused (403, error envelope); loopback names are served; no CORS headers", async () => {
-    for (const host of ["evil.example", `evil.example:${server.port}`, "127.0.0.1.evil.example", "localhost.evil.example", "0.0.0.0"]) {
+    for (
+      const host of [
+        "evil.example",
+        `evil.example:${server.port}`,
+        "127.0.0.1.evil.example",
+        "localhost.evil.example",
+        "0.0.0.0"
+      ]
+    ) {
       for (const target of ["/api/v1/datasets", "/", "/api/v1/nope"]) {
         const r = await get(target, { headers: { Host: host } })
         expect(r.status, `${host} ${target}`).toBe(403)
         expect(errorOf(r), host).toMatchObject({ code: "INVALID_PARAM", param: "Host" })
       }
     }
-    for (const host of [`127.0.0.1:${server.port}`, "127.0.0.1", `localhost:${server.port}`, "LOCALHOST", `[::1]:${server.port}`]) {
+    for (
+      const host of [
+        `127.0.0.1:${server.port}`,
+        "127.0.0.1",
+        `localhost:${server.port}`,
+        "LOCALHOST",
+        `[::1]:${server.port}`
+      ]
+    ) {
       expect((await get("/api/v1/dora", { headers: { Host: host } })).status, host).toBe(200)
     }
     for (const target of ["/api/v1/datasets", "/api/v1/openapi.json", "/", "/api/v1/nope"]) {
@@ -379,7 +488,10 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
   it("/api/v1/openapi.json passes an independent OpenAPI validator and lists exactly the ten routes", async () => {
     const r = await get("/api/v1/openapi.json")
     expect(r.status).toBe(200)
-    const doc = r.json as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+    const doc = r.json as {
+      openapi: string
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+    }
     expect(doc.openapi).toMatch(/^3\.1\./)
     await SwaggerParser.validate(structuredClone(doc) as never)
     expect(Object.keys(doc.paths).sort()).toEqual([...tenRoutes].sort())
@@ -398,12 +510,17 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
   })
 
   it("reads the live catalog: a correction made while serving shows on the next request", async () => {
-    const before = (await get("/api/v1/datasets/shop/main/orders")).json as { columns: Array<{ id: string; classification: { value: string } }> }
+    const before = (await get("/api/v1/datasets/shop/main/orders")).json as {
+      columns: Array<{ id: string; classification: { value: string } }>
+    }
     const col = before.columns.find((c) => c.id === "shop/main/orders/total_cents")!
     expect(col.classification.value).not.toBe("special")
     expect(cli("classify", "set", "shop/main/orders/total_cents", "special", "--json").code).toBe(0)
     const after = (await get("/api/v1/datasets/shop/main/orders")).json as typeof before
-    expect(after.columns.find((c) => c.id === col.id)!.classification).toMatchObject({ value: "special", overridden: true })
+    expect(after.columns.find((c) => c.id === col.id)!.classification).toMatchObject({
+      value: "special",
+      overridden: true
+    })
     expect(after).toEqual(cli("show", "shop/main/orders", "--json").json)
   })
 
@@ -428,7 +545,10 @@ describe("catalog open: the read API over HTTP (built bin)", () => {
   })
 
   it("--port wins over CATALOG_HTTP_PORT; SIGTERM closes and exits 0", async () => {
-    const other = await startServer(["--port", "0"], { cwd: p.dir, env: { ...env, CATALOG_HTTP_PORT: String(server.port) } })
+    const other = await startServer(["--port", "0"], {
+      cwd: p.dir,
+      env: { ...env, CATALOG_HTTP_PORT: String(server.port) }
+    })
     expect(other.port).not.toBe(server.port)
     expect((await request(other.port, "/api/v1/dora")).status).toBe(200)
     other.child.kill("SIGTERM")

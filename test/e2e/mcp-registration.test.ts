@@ -18,10 +18,20 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isRegistryTarball, launchCommand, packageName, recordedOrigin, registrationBlock, registrationCommand } from "../../src/domain/Agents.js"
+import {
+  isRegistryTarball,
+  launchCommand,
+  packageName,
+  recordedOrigin,
+  registrationBlock,
+  registrationCommand
+} from "../../src/domain/Agents.js"
 import { binPath, repoRoot, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
-const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { name: string; version: string }
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+  name: string
+  version: string
+}
 type Entry = { command: string; args: Array<string>; env: Record<string, string> }
 type Block = { mcpServers: Record<string, Entry> }
 
@@ -39,11 +49,20 @@ let printed: { block: Block; entry: Entry; stderr: string; oneLiner: string }
 const printConfig = (cwd: string, bin?: string) => {
   const r = bin === undefined
     ? runCli(["mcp", "--print-config"], { cwd, env })
-    : spawnSync(process.execPath, [bin, "mcp", "--print-config"], { cwd, env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" }, encoding: "utf8" })
+    : spawnSync(process.execPath, [bin, "mcp", "--print-config"], {
+      cwd,
+      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" },
+      encoding: "utf8"
+    })
   const code = "code" in r ? r.code : r.status
   if (code !== 0) throw new Error(`mcp --print-config exited ${code}: ${r.stdout}${r.stderr}`)
   const block = JSON.parse(r.stdout) as Block
-  return { block, entry: block.mcpServers["catalog"]!, stderr: r.stderr, oneLiner: /^\s*(claude mcp add .*)$/m.exec(r.stderr)?.[1] ?? "" }
+  return {
+    block,
+    entry: block.mcpServers["catalog"]!,
+    stderr: r.stderr,
+    oneLiner: /^\s*(claude mcp add .*)$/m.exec(r.stderr)?.[1] ?? ""
+  }
 }
 
 beforeAll(() => {
@@ -84,7 +103,13 @@ describe("catalog mcp --print-config from a clone", () => {
   it("starting exactly the printed command, args and env from an empty folder gives a working server", async () => {
     const empty = fs.mkdtempSync(path.join(scratch.dir, "app-"))
     // Only the block's env; the SDK adds its default set (HOME, PATH, …) — PATH's node is irrelevant.
-    const transport = new StdioClientTransport({ command: printed.entry.command, args: printed.entry.args, env: printed.entry.env, cwd: empty, stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: printed.entry.command,
+      args: printed.entry.args,
+      env: printed.entry.env,
+      cwd: empty,
+      stderr: "pipe"
+    })
     const client = new Client({ name: "registration-check", version: "0" })
     await client.connect(transport)
     try {
@@ -104,26 +129,41 @@ describe("catalog mcp --print-config from a clone", () => {
   it("before the first scan it still prints the block, and warns on stderr (SPEC.md §A rule 5)", () => {
     const fresh = fs.mkdtempSync(path.join(scratch.dir, "fresh-"))
     const r = printConfig(fresh)
-    expect(r.entry).toEqual({ command: process.execPath, args: [entryFile, "mcp"], env: { CATALOG_DATA: path.join(fresh, ".catalog") } })
+    expect(r.entry).toEqual({
+      command: process.execPath,
+      args: [entryFile, "mcp"],
+      env: { CATALOG_DATA: path.join(fresh, ".catalog") }
+    })
     expect(r.stderr).toMatch(/warning: there is no catalog at .* yet/)
     expect(r.stderr.indexOf("warning")).toBeLessThan(r.stderr.indexOf("claude mcp add"))
   })
 
   it("the claude mcp add one-liner, run by a shell, passes the same env and the same command after --", () => {
     expect(printed.oneLiner).toMatch(/^claude mcp add catalog --env CATALOG_DATA=/)
-    expect(printed.oneLiner).toBe(registrationCommand({ dataDir, configPath }, { command: printed.entry.command, args: printed.entry.args }))
+    expect(printed.oneLiner).toBe(
+      registrationCommand({ dataDir, configPath }, { command: printed.entry.command, args: printed.entry.args })
+    )
     // a stand-in `claude` that prints the arguments the shell gave it, NUL-separated
     const bin = path.join(scratch.dir, "bin")
     writeFile(bin, "claude", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n")
     fs.chmodSync(path.join(bin, "claude"), 0o755)
-    const r = spawnSync("sh", ["-c", printed.oneLiner], { env: { PATH: `${bin}:${process.env["PATH"] ?? ""}` }, encoding: "utf8" })
+    const r = spawnSync("sh", ["-c", printed.oneLiner], {
+      env: { PATH: `${bin}:${process.env["PATH"] ?? ""}` },
+      encoding: "utf8"
+    })
     expect(r.status, r.stderr).toBe(0)
     const argv = r.stdout.split("\0").slice(0, -1)
     expect(argv).toEqual([
-      "mcp", "add", "catalog",
-      "--env", `CATALOG_DATA=${dataDir}`,
-      "--env", `CATALOG_CONFIG=${configPath}`,
-      "--", printed.entry.command, ...printed.entry.args
+      "mcp",
+      "add",
+      "catalog",
+      "--env",
+      `CATALOG_DATA=${dataDir}`,
+      "--env",
+      `CATALOG_CONFIG=${configPath}`,
+      "--",
+      printed.entry.command,
+      ...printed.entry.args
     ])
   })
 
@@ -147,11 +187,17 @@ describe("catalog mcp --print-config from a clone", () => {
       const html = await (await fetch(url)).text()
       const json = /<script type="application\/json" id="agents-config">([^<]*)<\/script>/.exec(html)?.[1]
       expect(json).toBeDefined()
-      const cfg = JSON.parse(json!) as { block: Block; command: string; launch: { command: string; args: Array<string> } }
+      const cfg = JSON.parse(json!) as {
+        block: Block
+        command: string
+        launch: { command: string; args: Array<string> }
+      }
       expect(cfg.block.mcpServers["catalog"]?.command).toBe(process.execPath)
       expect(cfg.block).toEqual(printed.block)
       // the one-liner --print-config prints for this block (its stderr copy is checked above)
-      expect(cfg.command).toBe(registrationCommand({ dataDir, configPath }, { command: printed.entry.command, args: printed.entry.args }))
+      expect(cfg.command).toBe(
+        registrationCommand({ dataDir, configPath }, { command: printed.entry.command, args: printed.entry.args })
+      )
       expect(cfg.launch).toEqual({ command: printed.entry.command, args: printed.entry.args })
     } finally {
       server.kill()
@@ -165,7 +211,13 @@ describe("npx only where npm recorded a registry origin (a copy of this build la
   const installed = path.join(root, "node_modules", pkg.name)
   const installedBin = path.join(installed, "dist", "bin.js")
   const hiddenLock = path.join(root, "node_modules", ".package-lock.json")
-  const lock = (resolved: string) => JSON.stringify({ name: "install", lockfileVersion: 3, requires: true, packages: { [`node_modules/${pkg.name}`]: { version: pkg.version, resolved } } })
+  const lock = (resolved: string) =>
+    JSON.stringify({
+      name: "install",
+      lockfileVersion: 3,
+      requires: true,
+      packages: { [`node_modules/${pkg.name}`]: { version: pkg.version, resolved } }
+    })
 
   beforeAll(() => {
     fs.mkdirSync(path.join(installed, "dist"), { recursive: true })
@@ -199,7 +251,9 @@ describe("npx only where npm recorded a registry origin (a copy of this build la
   })
 
   it("a file: tarball, another version's tarball, a link or no lockfile → the installed copy's own entry, absolute", () => {
-    for (const resolved of [`file:../${pkg.name}-${pkg.version}.tgz`, registryUrl("0.0.1"), "../local-data-catalog", null]) {
+    for (
+      const resolved of [`file:../${pkg.name}-${pkg.version}.tgz`, registryUrl("0.0.1"), "../local-data-catalog", null]
+    ) {
       clean()
       if (resolved !== null) fs.writeFileSync(hiddenLock, lock(resolved))
       const r = printConfig(dir, installedBin)
@@ -211,7 +265,11 @@ describe("npx only where npm recorded a registry origin (a copy of this build la
 
 describe("launchCommand / recordedOrigin / registration (pure)", () => {
   const files = (map: Record<string, string>) => (p: string) => map[p] ?? null
-  const facts = (entry: string, map: Record<string, string> = {}) => ({ nodePath: "/opt/node22/bin/node", entry, readText: files(map) })
+  const facts = (entry: string, map: Record<string, string> = {}) => ({
+    nodePath: "/opt/node22/bin/node",
+    entry,
+    readText: files(map)
+  })
   const lockWith = (key: string, entry: Record<string, unknown>) => JSON.stringify({ packages: { [key]: entry } })
   const url = `https://registry.npmjs.org/${packageName}/-/${packageName}-1.2.3.tgz`
 
@@ -220,24 +278,64 @@ describe("launchCommand / recordedOrigin / registration (pure)", () => {
   })
 
   it("a clone (no node_modules above the package) → the Node binary and the entry", () => {
-    expect(launchCommand(facts("/src/catalog/dist/bin.js"), "1.2.3")).toEqual({ command: "/opt/node22/bin/node", args: ["/src/catalog/dist/bin.js", "mcp"] })
+    expect(launchCommand(facts("/src/catalog/dist/bin.js"), "1.2.3")).toEqual({
+      command: "/opt/node22/bin/node",
+      args: ["/src/catalog/dist/bin.js", "mcp"]
+    })
   })
 
   it("looks the package up under its path from the project, also when nested, in the first lockfile that lists it", () => {
     const nested = `/p/node_modules/tool/node_modules/${packageName}/dist/bin.js`
-    expect(recordedOrigin(facts(nested, { "/p/node_modules/.package-lock.json": lockWith(`node_modules/tool/node_modules/${packageName}`, { resolved: url }) }))).toBe(url)
-    expect(launchCommand(facts(nested, { "/p/node_modules/.package-lock.json": lockWith(`node_modules/tool/node_modules/${packageName}`, { resolved: url }) }), "1.2.3").command).toBe("npx")
+    expect(
+      recordedOrigin(
+        facts(nested, {
+          "/p/node_modules/.package-lock.json": lockWith(`node_modules/tool/node_modules/${packageName}`, {
+            resolved: url
+          })
+        })
+      )
+    ).toBe(url)
+    expect(
+      launchCommand(
+        facts(nested, {
+          "/p/node_modules/.package-lock.json": lockWith(`node_modules/tool/node_modules/${packageName}`, {
+            resolved: url
+          })
+        }),
+        "1.2.3"
+      ).command
+    ).toBe("npx")
     // a lockfile that does not list it is skipped; a broken one too
     const top = `/g/lib/node_modules/${packageName}/dist/bin.js`
-    expect(recordedOrigin(facts(top, { "/g/lib/node_modules/.package-lock.json": "{not json", "/g/lib/package-lock.json": lockWith(`node_modules/${packageName}`, { resolved: url }) }))).toBe(url)
-    expect(recordedOrigin(facts(top, { "/g/lib/node_modules/.package-lock.json": lockWith("node_modules/other", { resolved: url }) }))).toBeNull()
+    expect(
+      recordedOrigin(
+        facts(top, {
+          "/g/lib/node_modules/.package-lock.json": "{not json",
+          "/g/lib/package-lock.json": lockWith(`node_modules/${packageName}`, { resolved: url })
+        })
+      )
+    ).toBe(url)
+    expect(
+      recordedOrigin(
+        facts(top, { "/g/lib/node_modules/.package-lock.json": lockWith("node_modules/other", { resolved: url }) })
+      )
+    ).toBeNull()
     // listed without `resolved` (npm's omit-lockfile-registry-resolved) → no evidence
-    expect(launchCommand(facts(top, { "/g/lib/node_modules/.package-lock.json": lockWith(`node_modules/${packageName}`, { version: "1.2.3" }) }), "1.2.3").command).toBe("/opt/node22/bin/node")
+    expect(
+      launchCommand(
+        facts(top, {
+          "/g/lib/node_modules/.package-lock.json": lockWith(`node_modules/${packageName}`, { version: "1.2.3" })
+        }),
+        "1.2.3"
+      ).command
+    ).toBe("/opt/node22/bin/node")
   })
 
   it("only an http(s) registry tarball of exactly this version counts", () => {
     expect(isRegistryTarball(url, "1.2.3")).toBe(true)
-    expect(isRegistryTarball(`https://npm.example.com/repository/npm/${packageName}/-/${packageName}-1.2.3.tgz`, "1.2.3")).toBe(true)
+    expect(
+      isRegistryTarball(`https://npm.example.com/repository/npm/${packageName}/-/${packageName}-1.2.3.tgz`, "1.2.3")
+    ).toBe(true)
     expect(isRegistryTarball(url, "1.2.4")).toBe(false)
     expect(isRegistryTarball(`file:../${packageName}-1.2.3.tgz`, "1.2.3")).toBe(false)
     expect(isRegistryTarball(`git+ssh://git@github.com/x/${packageName}.git#abc`, "1.2.3")).toBe(false)
@@ -248,7 +346,11 @@ describe("launchCommand / recordedOrigin / registration (pure)", () => {
   it("the block and the one-liner carry the launch command; the one-liner quotes for a POSIX shell", () => {
     const launch = { command: "/opt/my node/bin/node", args: ["/it's here/dist/bin.js", "mcp"] }
     const paths = { dataDir: "/data dir/.catalog", configPath: null }
-    expect(registrationBlock(paths, launch)).toEqual({ mcpServers: { catalog: { command: launch.command, args: launch.args, env: { CATALOG_DATA: paths.dataDir } } } })
-    expect(registrationCommand(paths, launch)).toBe("claude mcp add catalog --env CATALOG_DATA='/data dir/.catalog' -- '/opt/my node/bin/node' '/it'\\''s here/dist/bin.js' mcp")
+    expect(registrationBlock(paths, launch)).toEqual({
+      mcpServers: { catalog: { command: launch.command, args: launch.args, env: { CATALOG_DATA: paths.dataDir } } }
+    })
+    expect(registrationCommand(paths, launch)).toBe(
+      "claude mcp add catalog --env CATALOG_DATA='/data dir/.catalog' -- '/opt/my node/bin/node' '/it'\\''s here/dist/bin.js' mcp"
+    )
   })
 })

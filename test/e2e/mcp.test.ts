@@ -30,9 +30,21 @@ import { ConfigFile } from "../../src/services/ConfigFile.js"
 import { Reader } from "../../src/services/Reader.js"
 import { binPath, repoRoot, runCli, tempProject, writeFile } from "../utils/cli.js"
 
-const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { name: string; version: string }
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+  name: string
+  version: string
+}
 const preload = pathToFileURL(path.join(repoRoot, "test", "utils", "no-network.mjs")).href
-const toolNames = ["search_datasets", "get_dataset", "get_lineage", "get_compliance_state", "get_provenance", "get_changes", "get_glossary", "get_dora"]
+const toolNames = [
+  "search_datasets",
+  "get_dataset",
+  "get_lineage",
+  "get_compliance_state",
+  "get_provenance",
+  "get_changes",
+  "get_glossary",
+  "get_dora"
+]
 const domainSchemas: Record<string, Schema.Schema.AnyNoContext> = {
   search_datasets: SearchResult,
   get_dataset: Dataset,
@@ -63,7 +75,12 @@ const withoutClock = (v: unknown): unknown => {
 
 // ── The fixture: a SQLite database scanned twice by the built CLI, with a human correction ────
 const project = tempProject("ldc-mcp-")
-const fixture = { dir: project.dir, dataDir: path.join(project.dir, ".catalog"), config: path.join(project.dir, "catalog.yml"), db: path.join(project.dir, "shop.db") }
+const fixture = {
+  dir: project.dir,
+  dataDir: path.join(project.dir, ".catalog"),
+  config: path.join(project.dir, "catalog.yml"),
+  db: path.join(project.dir, "shop.db")
+}
 const cliEnv = { SHOP_DB: fixture.db, USER: "tester", CATALOG_SIGNER_EMAIL: "dpo@example.com" }
 /** Where the "AI application" starts servers from: not the project folder, so the env must carry the paths. */
 const appCwd = tempProject("ldc-mcp-app-")
@@ -95,7 +112,9 @@ beforeAll(() => {
   cli(["start", "--json"])
   cli(["classify", "set", "shop/main/customers/notes", "special", "--json"])
   const db2 = new DatabaseSync(fixture.db)
-  db2.exec("ALTER TABLE customers ADD COLUMN phone TEXT; CREATE TABLE newsletter (email TEXT, subscribed_at TIMESTAMP);")
+  db2.exec(
+    "ALTER TABLE customers ADD COLUMN phone TEXT; CREATE TABLE newsletter (email TEXT, subscribed_at TIMESTAMP);"
+  )
   db2.close()
   cli(["start", "--json"])
   before = dataState()
@@ -117,7 +136,13 @@ interface Connected {
 }
 
 const connect = async (env: Record<string, string>): Promise<Connected> => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [binPath, "mcp"], env, cwd: appCwd.dir, stderr: "pipe" })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [binPath, "mcp"],
+    env,
+    cwd: appCwd.dir,
+    stderr: "pipe"
+  })
   let stderr = ""
   transport.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString()
@@ -129,7 +154,12 @@ const connect = async (env: Record<string, string>): Promise<Connected> => {
   return { client, stderr: () => stderr, errors, close: () => client.close() }
 }
 
-type RpcMessage = { jsonrpc: string; id?: number | string; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } }
+type RpcMessage = {
+  jsonrpc: string
+  id?: number | string
+  result?: Record<string, unknown>
+  error?: { code: number; message: string; data?: Record<string, unknown> }
+}
 
 /** Spawns the server and speaks newline-delimited JSON-RPC to it directly. */
 class Raw {
@@ -141,7 +171,11 @@ class Raw {
   private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>
 
   constructor(env: Record<string, string>, args: ReadonlyArray<string> = []) {
-    this.proc = spawn(process.execPath, [binPath, "mcp", ...args], { cwd: appCwd.dir, env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] })
+    this.proc = spawn(process.execPath, [binPath, "mcp", ...args], {
+      cwd: appCwd.dir,
+      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     this.proc.stderr.on("data", (d: Buffer) => {
       this.stderr += d.toString()
     })
@@ -154,7 +188,9 @@ class Raw {
         // kept in `lines`; the purity assertion reports it
       }
     })
-    this.exited = new Promise((resolve) => this.proc.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })))
+    this.exited = new Promise((resolve) =>
+      this.proc.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
+    )
   }
 
   sendLine(line: string) {
@@ -163,7 +199,10 @@ class Raw {
 
   request(method: string, params?: unknown, id: number | string = this.nextId++): Promise<RpcMessage> {
     const answer = new Promise<RpcMessage>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method} #${id} within 5 s; stderr: ${this.stderr}`)), 5000)
+      const timer = setTimeout(
+        () => reject(new Error(`no answer to ${method} #${id} within 5 s; stderr: ${this.stderr}`)),
+        5000
+      )
       this.waiting.set(id, (m) => {
         clearTimeout(timer)
         resolve(m)
@@ -174,7 +213,11 @@ class Raw {
   }
 
   async initialize(protocolVersion = "2025-11-25") {
-    const r = await this.request("initialize", { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "0" } })
+    const r = await this.request("initialize", {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: "raw", version: "0" }
+    })
     this.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
     return r
   }
@@ -237,7 +280,9 @@ const modes = [
 
 describe.each(modes)("catalog mcp — $name", (mode) => {
   const networkLog = path.join(scratch.dir, `network-${mode.network ? "plain" : "blocked"}.log`)
-  const extra: Record<string, string> = mode.network ? {} : { NODE_OPTIONS: `--import=${preload}`, NO_NETWORK_LOG: networkLog }
+  const extra: Record<string, string> = mode.network
+    ? {}
+    : { NODE_OPTIONS: `--import=${preload}`, NO_NETWORK_LOG: networkLog }
   const serverEnv = () => ({ CATALOG_DATA: fixture.dataDir, CATALOG_CONFIG: fixture.config, ...extra })
   let c: Connected
 
@@ -261,12 +306,22 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
     expect(first.nextCursor).toBeUndefined()
     expect(first.tools.map((t) => t.name)).toEqual(toolNames)
     const required: Record<string, Array<string>> = { search_datasets: ["q"], get_dataset: ["id"] }
-    const properties: Record<string, Array<string>> = { search_datasets: ["q", "limit"], get_dataset: ["id"], get_lineage: ["datasetId"], get_changes: ["since", "limit"] }
+    const properties: Record<string, Array<string>> = {
+      search_datasets: ["q", "limit"],
+      get_dataset: ["id"],
+      get_lineage: ["datasetId"],
+      get_changes: ["since", "limit"]
+    }
     for (const t of first.tools) {
       expect(t.name).toMatch(/^[A-Za-z0-9_.-]{1,64}$/)
       expect(t.title?.length, t.name).toBeGreaterThan(0)
       expect(t.description?.length, t.name).toBeGreaterThan(40)
-      expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
+      expect(t.annotations, t.name).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false
+      })
       expect(t.inputSchema.type).toBe("object")
       expect(t.inputSchema["additionalProperties"], t.name).toBe(false)
       expect(t.inputSchema.required ?? [], t.name).toEqual(required[t.name] ?? [])
@@ -294,7 +349,11 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       // Output schemas follow the domain Schemas (every result is validated against them above), so
       // they are left out: this pins what an assistant chooses by — names, texts, inputs, hints.
       const surface = tools.map(({ outputSchema: _o, ...rest }) => rest)
-      const contract = { playbookVersion: skill.playbookVersion, instructions: c.client.getInstructions(), tools: surface }
+      const contract = {
+        playbookVersion: skill.playbookVersion,
+        instructions: c.client.getInstructions(),
+        tools: surface
+      }
       await expect(JSON.stringify(contract, null, 2) + "\n").toMatchFileSnapshot("./__snapshots__/mcp-contract.json")
     })
   }
@@ -308,25 +367,50 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       expect(r.content[0]?.type).toBe("text")
       expect(JSON.parse((r.content[0] as { text: string }).text)).toEqual(value)
       // Exactly the domain value: no field the domain Schema does not know.
-      expect(() => Schema.decodeUnknownSync(domainSchemas[name]!, { onExcessProperty: "error" })(value), name).not.toThrow()
+      expect(() => Schema.decodeUnknownSync(domainSchemas[name]!, { onExcessProperty: "error" })(value), name).not
+        .toThrow()
       expect(JSON.stringify(r).length, name).toBeLessThan(2 * 100_000 + 1_000)
-      if ("truncated" in value) expect(value, name).toMatchObject({ returned: expect.any(Number), total: expect.any(Number), truncated: expect.any(Boolean) })
+      if ("truncated" in value) {
+        expect(value, name).toMatchObject({
+          returned: expect.any(Number),
+          total: expect.any(Number),
+          truncated: expect.any(Boolean)
+        })
+      }
     }
-    const search = structured(await c.client.callTool({ name: "search_datasets", arguments: { q: "customer email" } })) as SearchResult
+    const search = structured(
+      await c.client.callTool({ name: "search_datasets", arguments: { q: "customer email" } })
+    ) as SearchResult
     expect(search.hits.map((h) => h.id)).toContain("shop/main/customers/email")
     for (const h of search.hits) expect(h.why.length > 0 && h.snippet.length > 0).toBe(true)
-    const ds = structured(await c.client.callTool({ name: "get_dataset", arguments: { id: "shop/main/customers" } })) as Dataset
+    const ds = structured(
+      await c.client.callTool({ name: "get_dataset", arguments: { id: "shop/main/customers" } })
+    ) as Dataset
     expect(ds.columns.find((col) => col.name === "email")?.classification.value).toBe("personal")
-    expect(ds.columns.find((col) => col.name === "notes")?.classification).toMatchObject({ value: "special", overridden: true, by: "dpo@example.com" })
-    const lineage = structured(await c.client.callTool({ name: "get_lineage", arguments: { datasetId: "shop/main/big_orders" } })) as LineageList
+    expect(ds.columns.find((col) => col.name === "notes")?.classification).toMatchObject({
+      value: "special",
+      overridden: true,
+      by: "dpo@example.com"
+    })
+    const lineage = structured(
+      await c.client.callTool({ name: "get_lineage", arguments: { datasetId: "shop/main/big_orders" } })
+    ) as LineageList
     expect(lineage.dataset).toBe("shop/main/big_orders")
     expect(lineage.edges.map((e) => e.from).sort()).toEqual(["shop/main/customers", "shop/main/orders"])
     const all = structured(await c.client.callTool({ name: "get_lineage", arguments: {} })) as LineageList
     expect(all.dataset).toBeNull()
     expect(all.total).toBeGreaterThanOrEqual(lineage.total)
-    expect(structured(await c.client.callTool({ name: "get_provenance", arguments: {} }))).toMatchObject({ seal: "draft", coverage: { complete: true } })
-    expect(structured(await c.client.callTool({ name: "get_compliance_state", arguments: {} }))).toMatchObject({ seal: "draft" })
-    expect(structured(await c.client.callTool({ name: "get_dora", arguments: {} }))).toEqual({ inScope: false, register: null })
+    expect(structured(await c.client.callTool({ name: "get_provenance", arguments: {} }))).toMatchObject({
+      seal: "draft",
+      coverage: { complete: true }
+    })
+    expect(structured(await c.client.callTool({ name: "get_compliance_state", arguments: {} }))).toMatchObject({
+      seal: "draft"
+    })
+    expect(structured(await c.client.callTool({ name: "get_dora", arguments: {} }))).toEqual({
+      inScope: false,
+      register: null
+    })
   })
 
   it("calling a tool twice gives the same value [23]", async () => {
@@ -349,21 +433,31 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
   })
 
   it("get_changes honours since (sequence or ISO-8601) and limit, and says when it truncated [24]", async () => {
-    const everything = structured(await c.client.callTool({ name: "get_changes", arguments: { since: 0, limit: 1000 } })) as ChangeList
+    const everything = structured(
+      await c.client.callTool({ name: "get_changes", arguments: { since: 0, limit: 1000 } })
+    ) as ChangeList
     expect(everything.total).toBeGreaterThan(3)
     expect(everything.truncated).toBe(false)
     const seqs = everything.changes.map((e) => e.seq)
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a)) // newest first
     expect(everything.changes.some((e) => e.by === "dpo@example.com")).toBe(true)
-    const one = structured(await c.client.callTool({ name: "get_changes", arguments: { since: 0, limit: 1 } })) as ChangeList
+    const one = structured(
+      await c.client.callTool({ name: "get_changes", arguments: { since: 0, limit: 1 } })
+    ) as ChangeList
     expect(one).toMatchObject({ returned: 1, total: everything.total, truncated: true })
     const pivot = seqs[Math.floor(seqs.length / 2)]!
-    const after = structured(await c.client.callTool({ name: "get_changes", arguments: { since: pivot } })) as ChangeList
+    const after = structured(
+      await c.client.callTool({ name: "get_changes", arguments: { since: pivot } })
+    ) as ChangeList
     expect(after.changes.length).toBeGreaterThan(0)
     for (const e of after.changes) expect(e.seq).toBeGreaterThan(pivot)
-    const byTime = structured(await c.client.callTool({ name: "get_changes", arguments: { since: "2000-01-01T00:00:00Z", limit: 1000 } })) as ChangeList
+    const byTime = structured(
+      await c.client.callTool({ name: "get_changes", arguments: { since: "2000-01-01T00:00:00Z", limit: 1000 } })
+    ) as ChangeList
     expect(byTime.total).toBe(everything.total)
-    const future = structured(await c.client.callTool({ name: "get_changes", arguments: { since: "2999-01-01T00:00:00Z" } })) as ChangeList
+    const future = structured(
+      await c.client.callTool({ name: "get_changes", arguments: { since: "2999-01-01T00:00:00Z" } })
+    ) as ChangeList
     expect(future).toMatchObject({ returned: 0, total: 0, truncated: false })
   })
 
@@ -380,7 +474,14 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       }).pipe(
         Effect.provide(ReadLive),
         Effect.provide(ConfigFile.Default),
-        Effect.provide(Layer.succeed(AppEnv, { cwd: fixture.dir, env: { CATALOG_DATA: fixture.dataDir, CATALOG_CONFIG: fixture.config }, interactive: false, stderrIsTTY: false }))
+        Effect.provide(
+          Layer.succeed(AppEnv, {
+            cwd: fixture.dir,
+            env: { CATALOG_DATA: fixture.dataDir, CATALOG_CONFIG: fixture.config },
+            interactive: false,
+            stderrIsTTY: false
+          })
+        )
       )
     )
     expect(r.structuredContent).toEqual(httpBody)
@@ -391,7 +492,8 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
   })
 
   it("missing, misnamed, mistyped or out-of-range arguments and unknown tools are JSON-RPC -32602 naming the parameter (SDK client) [14-18]", async () => {
-    const call = (name: string, args: Record<string, unknown>) => rejection(c.client.callTool({ name, arguments: args }))
+    const call = (name: string, args: Record<string, unknown>) =>
+      rejection(c.client.callTool({ name, arguments: args }))
     expectInvalidParams(await call("search_datasets", {}), ["q"])
     expectInvalidParams(await call("search_datasets", { query: "x" }), ["q", "query"])
     expectInvalidParams(await call("search_datasets", { q: "" }), ["q"])
@@ -421,7 +523,10 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
     const raw = new Raw(serverEnv(), ["--log-level", "debug"])
     try {
       const init = await raw.initialize("2025-06-18")
-      expect(init.result).toMatchObject({ protocolVersion: "2025-06-18", serverInfo: { name: pkg.name, version: pkg.version } })
+      expect(init.result).toMatchObject({
+        protocolVersion: "2025-06-18",
+        serverInfo: { name: pkg.name, version: pkg.version }
+      })
       expect(String(init.result?.["instructions"])).toContain("catalog mcp --skill")
       for (const method of ["server/discover", "resources/list", "prompts/list"]) {
         const t = Date.now()
@@ -436,8 +541,15 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       expectInvalidParams(missing.error!, ["q"])
       const misnamed = await raw.call("search_datasets", { query: "x" })
       expect(misnamed.result).toBeUndefined()
-      expect(misnamed.error?.message).toBe("search_datasets: missing required parameter 'q' (a non-empty string of words to look for); unknown parameter 'query' (accepted: 'q', 'limit')")
-      expect(misnamed.error?.data).toMatchObject({ tool: "search_datasets", param: "q", params: ["q", "query"], accepted: ["q", "limit"] })
+      expect(misnamed.error?.message).toBe(
+        "search_datasets: missing required parameter 'q' (a non-empty string of words to look for); unknown parameter 'query' (accepted: 'q', 'limit')"
+      )
+      expect(misnamed.error?.data).toMatchObject({
+        tool: "search_datasets",
+        param: "q",
+        params: ["q", "query"],
+        accepted: ["q", "limit"]
+      })
       const noArgsAtAll = await raw.call("get_dataset")
       expectInvalidParams(noArgsAtAll.error!, ["id"])
       const unknown = await raw.call("nope", {})
@@ -450,10 +562,18 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       raw.sendLine("this is not json")
       expect((await raw.request("ping")).result).toEqual({})
       // answered, not dropped (test/e2e/mcp-framing.test.ts covers every malformed kind)
-      expect(raw.lines.map((l) => JSON.parse(l) as RpcMessage).filter((m) => m.error?.code === -32700)).toEqual([{ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } }])
+      expect(raw.lines.map((l) => JSON.parse(l) as RpcMessage).filter((m) => m.error?.code === -32700)).toEqual([{
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/^Parse error/) }
+      }])
 
       const ids = Array.from({ length: 20 }, (_, i) => `c${i}`)
-      const answers = await Promise.all(ids.map((id, i) => raw.request("tools/call", { name: toolNames[i % 8], arguments: sampleArgs[toolNames[i % 8]!] }, id)))
+      const answers = await Promise.all(
+        ids.map((id, i) =>
+          raw.request("tools/call", { name: toolNames[i % 8], arguments: sampleArgs[toolNames[i % 8]!] }, id)
+        )
+      )
       expect(answers.map((a) => a.id)).toEqual(ids)
       for (const a of answers) expect(a.result?.["isError"] ?? false).toBe(false)
       for (const id of ids) expect(raw.lines.filter((l) => l.includes(`"id":"${id}"`)).length, id).toBe(1)
@@ -488,13 +608,19 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
   it("before the first scan: starts, names CATALOG_DATA on stderr, answers MAP_NOT_FOUND; picks up a scan (and a re-scan) made while it runs [5]", async () => {
     const q = tempProject("ldc-mcp-empty-")
     try {
-      const env = { CATALOG_DATA: path.join(q.dir, ".catalog"), CATALOG_CONFIG: path.join(q.dir, "catalog.yml"), ...extra }
+      const env = {
+        CATALOG_DATA: path.join(q.dir, ".catalog"),
+        CATALOG_CONFIG: path.join(q.dir, "catalog.yml"),
+        ...extra
+      }
       const s = await connect(env)
       await s.client.listTools()
       for (const name of toolNames) {
         const r = await s.client.callTool({ name, arguments: sampleArgs[name] })
         expect(r.isError, name).toBe(true)
-        expect(structured(r), name).toMatchObject({ error: { code: "MAP_NOT_FOUND", fix: expect.stringContaining("catalog start") } })
+        expect(structured(r), name).toMatchObject({
+          error: { code: "MAP_NOT_FOUND", fix: expect.stringContaining("catalog start") }
+        })
       }
       expect(s.stderr()).toContain("CATALOG_DATA")
       expect(s.stderr()).toContain("catalog start")
@@ -524,7 +650,11 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
   })
 
   it("get_dora returns the register draft when catalog.yml declares DORA scope", async () => {
-    const doraConfig = writeFile(scratch.dir, `dora-${mode.network ? "a" : "b"}/catalog.yml`, fs.readFileSync(fixture.config, "utf8") + "\ndora:\n  inScope: true\n")
+    const doraConfig = writeFile(
+      scratch.dir,
+      `dora-${mode.network ? "a" : "b"}/catalog.yml`,
+      fs.readFileSync(fixture.config, "utf8") + "\ndora:\n  inScope: true\n"
+    )
     const s = await connect({ ...serverEnv(), CATALOG_CONFIG: doraConfig })
     try {
       await s.client.listTools()
@@ -545,7 +675,9 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       const env = { ...extra }
       const first = runCli(["mcp", "--print-config"], { cwd: q.dir, env })
       expect(first.code).toBe(0)
-      const block = first.json as { mcpServers: Record<string, { command: string; args: Array<string>; env: Record<string, string> }> }
+      const block = first.json as {
+        mcpServers: Record<string, { command: string; args: Array<string>; env: Record<string, string> }>
+      }
       expect(Object.keys(block.mcpServers)).toEqual(["catalog"])
       const entry = block.mcpServers["catalog"]!
       // From a clone: this very build (the Node binary running it, its absolute entry file), not npx.
@@ -553,7 +685,9 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       expect([entry.command, ...entry.args]).toEqual(launch)
       expect(entry.env).toEqual({ CATALOG_DATA: path.join(fs.realpathSync(q.dir), ".catalog") })
       expect(first.stderr).toMatch(/warning: there is no catalog at .* yet/)
-      expect(first.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry.env["CATALOG_DATA"]} -- ${launch.join(" ")}`)
+      expect(first.stderr).toContain(
+        `claude mcp add catalog --env CATALOG_DATA=${entry.env["CATALOG_DATA"]} -- ${launch.join(" ")}`
+      )
 
       const dbFile = path.join(q.dir, "app.db")
       const db = new DatabaseSync(dbFile)
@@ -564,14 +698,27 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       const after = runCli(["mcp", "--print-config"], { cwd: q.dir, env })
       expect(after.code).toBe(0)
       const entry2 = (after.json as typeof block).mcpServers["catalog"]!
-      expect(entry2.env).toEqual({ CATALOG_DATA: path.join(fs.realpathSync(q.dir), ".catalog"), CATALOG_CONFIG: path.join(fs.realpathSync(q.dir), "catalog.yml") })
+      expect(entry2.env).toEqual({
+        CATALOG_DATA: path.join(fs.realpathSync(q.dir), ".catalog"),
+        CATALOG_CONFIG: path.join(fs.realpathSync(q.dir), "catalog.yml")
+      })
       for (const p of Object.values(entry2.env)) expect(path.isAbsolute(p)).toBe(true)
       expect(after.stderr).not.toContain("warning")
       // The server name comes before --env (claude mcp add's --env is variadic and would swallow it).
-      expect(after.stderr).toContain(`claude mcp add catalog --env CATALOG_DATA=${entry2.env["CATALOG_DATA"]} --env CATALOG_CONFIG=${entry2.env["CATALOG_CONFIG"]} -- ${launch.join(" ")}`)
+      expect(after.stderr).toContain(
+        `claude mcp add catalog --env CATALOG_DATA=${entry2.env["CATALOG_DATA"]} --env CATALOG_CONFIG=${
+          entry2.env["CATALOG_CONFIG"]
+        } -- ${launch.join(" ")}`
+      )
 
       // Exactly the printed command, args and env (test/e2e/mcp-registration.test.ts does the same from an empty folder).
-      const transport = new StdioClientTransport({ command: entry2.command, args: entry2.args, env: { ...entry2.env, ...extra }, cwd: appCwd.dir, stderr: "pipe" })
+      const transport = new StdioClientTransport({
+        command: entry2.command,
+        args: entry2.args,
+        env: { ...entry2.env, ...extra },
+        cwd: appCwd.dir,
+        stderr: "pipe"
+      })
       const client = new Client({ name: "registration-check", version: "0" })
       await client.connect(transport)
       expect((await client.listTools()).tools).toHaveLength(8)
@@ -587,7 +734,9 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
     const r = runCli(["mcp", "--skill"], { cwd: appCwd.dir, env: { ...extra } })
     expect(r.code).toBe(0)
     const md = r.stdout
-    expect(md).toContain("Hard Rule #4: purpose, lawful basis, retention and transfers are legal calls that only a named human may confirm. Signing, unlocking and paying are also human acts. No agent surface can do any of these. The read-only agent server has no write tool. The read API has no write verb. A confirmation must name the person who made it.")
+    expect(md).toContain(
+      "Hard Rule #4: purpose, lawful basis, retention and transfers are legal calls that only a named human may confirm. Signing, unlocking and paying are also human acts. No agent surface can do any of these. The read-only agent server has no write tool. The read API has no write verb. A confirmation must name the person who made it."
+    )
     expect(md).toContain(hardRule4)
     expect(md).toMatch(new RegExp(`tool-version: ${pkg.version.replace(/\./g, "\\.")}`))
     expect(md).toMatch(/playbook-version: \d+\.\d+\.\d+/)
@@ -596,7 +745,10 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
     expect([...mentioned].sort()).toEqual([...toolNames].sort())
     expect(md).toMatch(/search_datasets.*get_dataset.*get_provenance/)
     expect(md).not.toContain(fixture.db)
-    const json = runCli(["mcp", "--skill", "--json"], { cwd: appCwd.dir, env: { ...extra } }).json as { markdown: string; toolVersion: string }
+    const json = runCli(["mcp", "--skill", "--json"], { cwd: appCwd.dir, env: { ...extra } }).json as {
+      markdown: string
+      toolVersion: string
+    }
     expect(json.markdown).toBe(md.replace(/\n$/, ""))
     expect(json.toolVersion).toBe(pkg.version)
     const both = runCli(["mcp", "--skill", "--print-config", "--json"], { cwd: appCwd.dir, env: { ...extra } })
@@ -622,7 +774,11 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
       expect(lines.filter((l) => l.endsWith(" loaded")).length).toBeGreaterThan(5)
       expect(lines.filter((l) => l.includes(" blocked "))).toEqual([])
       // and the preload does block: a connect and a lookup throw in a process that loads it
-      const probe = spawnSync(process.execPath, [`--import=${preload}`, "-e", "const n=require('node:net');let a=0;try{n.connect(80,'127.0.0.1')}catch{a++}try{require('node:dns').lookup('localhost',()=>{})}catch{a++}try{fetch('http://127.0.0.1')}catch{a++}process.stdout.write(String(a))"], { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "" } })
+      const probe = spawnSync(process.execPath, [
+        `--import=${preload}`,
+        "-e",
+        "const n=require('node:net');let a=0;try{n.connect(80,'127.0.0.1')}catch{a++}try{require('node:dns').lookup('localhost',()=>{})}catch{a++}try{fetch('http://127.0.0.1')}catch{a++}process.stdout.write(String(a))"
+      ], { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "" } })
       expect(probe.stdout).toBe("3")
     })
   }
@@ -631,30 +787,53 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
 // ── An independent client: the MCP Inspector's CLI mode (v2), once, against a server under the no-network preload ──
 describe("catalog mcp — MCP Inspector CLI as an independent client [19]", () => {
   const networkLog = path.join(scratch.dir, "network-inspector.log")
-  const serverEnv = { CATALOG_DATA: fixture.dataDir, CATALOG_CONFIG: fixture.config, NODE_OPTIONS: `--import=${preload}`, NO_NETWORK_LOG: networkLog }
+  const serverEnv = {
+    CATALOG_DATA: fixture.dataDir,
+    CATALOG_CONFIG: fixture.config,
+    NODE_OPTIONS: `--import=${preload}`,
+    NO_NETWORK_LOG: networkLog
+  }
   const inspector = fs.realpathSync(path.join(repoRoot, "node_modules", ".bin", "mcp-inspector"))
   const home = path.join(scratch.dir, "inspector-home")
 
   /** One Inspector run: `--cli -e K=V … <inspector flags> -- node dist/bin.js mcp`. */
   const inspect = (args: ReadonlyArray<string>) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string; result: Record<string, unknown> | undefined }>((resolve) => {
-      fs.mkdirSync(home, { recursive: true })
-      const envFlags = Object.entries(serverEnv).flatMap(([k, v]) => ["-e", `${k}=${v}`])
-      execFile(process.execPath, [inspector, "--cli", ...envFlags, "--format", "json", ...args, "--", process.execPath, binPath, "mcp"], {
-        cwd: appCwd.dir,
-        env: { PATH: process.env["PATH"] ?? "", HOME: home, MCP_CATALOG_PATH: path.join(home, "mcp.json"), NODE_COMPILE_CACHE: path.join(home, "compile-cache") },
-        encoding: "utf8",
-        timeout: 150_000
-      }, (error, stdout, stderr) => {
-        let result: Record<string, unknown> | undefined
-        try {
-          result = (JSON.parse(stdout) as { result: Record<string, unknown> }).result
-        } catch {
-          result = undefined
-        }
-        resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, result })
-      })
-    })
+    new Promise<{ code: number | null; stdout: string; stderr: string; result: Record<string, unknown> | undefined }>(
+      (resolve) => {
+        fs.mkdirSync(home, { recursive: true })
+        const envFlags = Object.entries(serverEnv).flatMap(([k, v]) => ["-e", `${k}=${v}`])
+        execFile(process.execPath, [
+          inspector,
+          "--cli",
+          ...envFlags,
+          "--format",
+          "json",
+          ...args,
+          "--",
+          process.execPath,
+          binPath,
+          "mcp"
+        ], {
+          cwd: appCwd.dir,
+          env: {
+            PATH: process.env["PATH"] ?? "",
+            HOME: home,
+            MCP_CATALOG_PATH: path.join(home, "mcp.json"),
+            NODE_COMPILE_CACHE: path.join(home, "compile-cache")
+          },
+          encoding: "utf8",
+          timeout: 150_000
+        }, (error, stdout, stderr) => {
+          let result: Record<string, unknown> | undefined
+          try {
+            result = (JSON.parse(stdout) as { result: Record<string, unknown> }).result
+          } catch {
+            result = undefined
+          }
+          resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr, result })
+        })
+      }
+    )
 
   /** Runs the calls a few at a time (each Inspector start is heavy). */
   const inspectAll = async (runs: ReadonlyArray<ReadonlyArray<string>>) => {
@@ -663,43 +842,66 @@ describe("catalog mcp — MCP Inspector CLI as an independent client [19]", () =
     return out
   }
 
-  it("lists exactly the eight tools with portable schemas, every tool answers, bad arguments name the parameter, an unknown id is DATASET_NOT_FOUND", { timeout: 300_000 }, async () => {
-    const calls = toolNames.map((name) => ["--method", "tools/call", "--tool-name", name, "--tool-args-json", JSON.stringify(sampleArgs[name])])
-    const [list, init, missing, misnamed, wrongType, outOfRange, notFound, ...answers] = await inspectAll([
-      ["--strict", "--method", "tools/list"],
-      ["--method", "initialize"],
-      ["--method", "tools/call", "--tool-name", "search_datasets"],
-      ["--method", "tools/call", "--tool-name", "get_dataset", "--tool-args-json", "{\"ids\":\"shop/main/customers\"}"],
-      // (the Inspector coerces strings to the declared type, so a wrong type is a number for a string here)
-      ["--method", "tools/call", "--tool-name", "search_datasets", "--tool-args-json", "{\"q\":5}"],
-      ["--method", "tools/call", "--tool-name", "search_datasets", "--tool-args-json", "{\"q\":\"email\",\"limit\":0}"],
-      ["--method", "tools/call", "--tool-name", "get_dataset", "--tool-arg", "id=nope"],
-      ...calls
-    ])
-    expect(list!.code, list!.stderr).toBe(0)
-    expect((list!.result?.["tools"] as Array<{ name: string }>).map((t) => t.name)).toEqual(toolNames)
-    expect(list!.stderr).toMatch(/\b0 errors\b/) // the Inspector's schema-portability lint, strict
-    expect(init!.result).toMatchObject({ serverInfo: { name: pkg.name, version: pkg.version }, capabilities: { tools: {} } })
-    answers.forEach((r, i) => {
-      expect(r.code, `${toolNames[i]}: ${r.stderr}`).toBe(0)
-      expect(r.result?.["structuredContent"], toolNames[i]).toBeDefined()
-      expect(r.result?.["isError"] ?? false, toolNames[i]).toBe(false)
-    })
-    // A JSON-RPC error: the Inspector exits 1 and prints the server's message.
-    expect(missing!.code).toBe(1)
-    expect(missing!.stderr).toContain("missing required parameter 'q'")
-    expect(misnamed!.code).toBe(1)
-    expect(misnamed!.stderr).toContain("unknown parameter 'ids'")
-    expect(misnamed!.stderr).toContain("missing required parameter 'id'")
-    expect(wrongType!.code).toBe(1)
-    expect(wrongType!.stderr).toContain("parameter 'q' must be a non-empty string")
-    expect(outOfRange!.code).toBe(1)
-    expect(outOfRange!.stderr).toContain("parameter 'limit' must be an integer from 1 to 100")
-    // An isError result: exit 5 ("tool returned isError"), with the shared body.
-    expect(notFound!.code).toBe(5)
-    expect(notFound!.stdout + notFound!.stderr).toContain("DATASET_NOT_FOUND")
-    const network = fs.readFileSync(networkLog, "utf8")
-    expect(network).toContain(" loaded")
-    expect(network).not.toContain(" blocked ")
-  })
+  it(
+    "lists exactly the eight tools with portable schemas, every tool answers, bad arguments name the parameter, an unknown id is DATASET_NOT_FOUND",
+    { timeout: 300_000 },
+    async () => {
+      const calls = toolNames.map((
+        name
+      ) => ["--method", "tools/call", "--tool-name", name, "--tool-args-json", JSON.stringify(sampleArgs[name])])
+      const [list, init, missing, misnamed, wrongType, outOfRange, notFound, ...answers] = await inspectAll([
+        ["--strict", "--method", "tools/list"],
+        ["--method", "initialize"],
+        ["--method", "tools/call", "--tool-name", "search_datasets"],
+        [
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "get_dataset",
+          "--tool-args-json",
+          "{\"ids\":\"shop/main/customers\"}"
+        ],
+        // (the Inspector coerces strings to the declared type, so a wrong type is a number for a string here)
+        ["--method", "tools/call", "--tool-name", "search_datasets", "--tool-args-json", "{\"q\":5}"],
+        [
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "search_datasets",
+          "--tool-args-json",
+          "{\"q\":\"email\",\"limit\":0}"
+        ],
+        ["--method", "tools/call", "--tool-name", "get_dataset", "--tool-arg", "id=nope"],
+        ...calls
+      ])
+      expect(list!.code, list!.stderr).toBe(0)
+      expect((list!.result?.["tools"] as Array<{ name: string }>).map((t) => t.name)).toEqual(toolNames)
+      expect(list!.stderr).toMatch(/\b0 errors\b/) // the Inspector's schema-portability lint, strict
+      expect(init!.result).toMatchObject({
+        serverInfo: { name: pkg.name, version: pkg.version },
+        capabilities: { tools: {} }
+      })
+      answers.forEach((r, i) => {
+        expect(r.code, `${toolNames[i]}: ${r.stderr}`).toBe(0)
+        expect(r.result?.["structuredContent"], toolNames[i]).toBeDefined()
+        expect(r.result?.["isError"] ?? false, toolNames[i]).toBe(false)
+      })
+      // A JSON-RPC error: the Inspector exits 1 and prints the server's message.
+      expect(missing!.code).toBe(1)
+      expect(missing!.stderr).toContain("missing required parameter 'q'")
+      expect(misnamed!.code).toBe(1)
+      expect(misnamed!.stderr).toContain("unknown parameter 'ids'")
+      expect(misnamed!.stderr).toContain("missing required parameter 'id'")
+      expect(wrongType!.code).toBe(1)
+      expect(wrongType!.stderr).toContain("parameter 'q' must be a non-empty string")
+      expect(outOfRange!.code).toBe(1)
+      expect(outOfRange!.stderr).toContain("parameter 'limit' must be an integer from 1 to 100")
+      // An isError result: exit 5 ("tool returned isError"), with the shared body.
+      expect(notFound!.code).toBe(5)
+      expect(notFound!.stdout + notFound!.stderr).toContain("DATASET_NOT_FOUND")
+      const network = fs.readFileSync(networkLog, "utf8")
+      expect(network).toContain(" loaded")
+      expect(network).not.toContain(" blocked ")
+    }
+  )
 })

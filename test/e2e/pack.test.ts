@@ -18,7 +18,10 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { baseEnv, repoRoot, tempProject } from "../utils/cli.js"
 
-const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { name: string; version: string }
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+  name: string
+  version: string
+}
 const work = tempProject("ldc-pack-")
 const root = fs.realpathSync(work.dir)
 const packDir = path.join(root, "pack")
@@ -26,7 +29,13 @@ const installDir = path.join(root, "install")
 /** npm itself runs on this Node too (the package's engines say ≥ 22.18). */
 const npmEnv = baseEnv({ PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env["PATH"] ?? ""}` })
 const npm = (args: ReadonlyArray<string>, cwd: string) => {
-  const r = spawnSync("npm", args, { cwd, env: npmEnv, encoding: "utf8", timeout: 540_000, maxBuffer: 64 * 1024 * 1024 })
+  const r = spawnSync("npm", args, {
+    cwd,
+    env: npmEnv,
+    encoding: "utf8",
+    timeout: 540_000,
+    maxBuffer: 64 * 1024 * 1024
+  })
   if (r.status !== 0) throw new Error(`npm ${args.join(" ")} exited ${r.status ?? r.signal}: ${r.stdout}\n${r.stderr}`)
   return r.stdout
 }
@@ -36,7 +45,12 @@ let installedEntry: string
 
 /** The installed CLI, run from the install folder with a Node ≥ 22.18. */
 const catalog = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const r = spawnSync(process.execPath, [installedEntry, ...args], { cwd: installDir, env: baseEnv(env), encoding: "utf8", timeout: 120_000 })
+  const r = spawnSync(process.execPath, [installedEntry, ...args], {
+    cwd: installDir,
+    env: baseEnv(env),
+    encoding: "utf8",
+    timeout: 120_000
+  })
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }
 }
 const ok = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
@@ -66,10 +80,22 @@ describe("npm pack → npm install → a working CLI and MCP server", () => {
   it("the tarball carries the built entry, its chunks and the docs; no sources, tests or source maps", () => {
     const files = packed.files.map((f) => f.path)
     for (const f of ["package.json", "README.md", "catalog.yml.example", "dist/bin.js"]) expect(files).toContain(f)
-    expect(files.filter((f) => !/^dist\/[^/]+\.js$/.test(f) && !["package.json", "README.md", "catalog.yml.example", "LICENSE"].includes(f))).toEqual([])
+    expect(
+      files.filter((f) =>
+        !/^dist\/[^/]+\.js$/.test(f) && !["package.json", "README.md", "catalog.yml.example", "LICENSE"].includes(f)
+      )
+    ).toEqual([])
     // every chunk the packed modules import was packed too (the commands below also load them)
     const packedJs = files.filter((f) => f.startsWith("dist/"))
-    const imported = new Set(packedJs.flatMap((f) => [...fs.readFileSync(path.join(installDir, "node_modules", pkg.name, f), "utf8").matchAll(/(?:from\s*|import\()"\.\/([^"]+)"/g)].map((m) => `dist/${m[1]}`)))
+    const imported = new Set(
+      packedJs.flatMap((f) =>
+        [
+          ...fs.readFileSync(path.join(installDir, "node_modules", pkg.name, f), "utf8").matchAll(
+            /(?:from\s*|import\()"\.\/([^"]+)"/g
+          )
+        ].map((m) => `dist/${m[1]}`)
+      )
+    )
     expect(imported.size).toBeGreaterThan(1)
     for (const f of imported) expect(packedJs).toContain(f)
   })
@@ -78,7 +104,9 @@ describe("npm pack → npm install → a working CLI and MCP server", () => {
     expect(fs.realpathSync(path.join(installDir, "node_modules", ".bin", "catalog"))).toBe(installedEntry)
     expect(installedEntry.startsWith(fs.realpathSync(repoRoot) + path.sep)).toBe(false)
     // npm recorded where it came from: a file: tarball, not a registry (so the registration below may not use npx)
-    const lock = JSON.parse(fs.readFileSync(path.join(installDir, "node_modules", ".package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string }> }
+    const lock = JSON.parse(fs.readFileSync(path.join(installDir, "node_modules", ".package-lock.json"), "utf8")) as {
+      packages: Record<string, { resolved?: string }>
+    }
     expect(lock.packages[`node_modules/${pkg.name}`]?.resolved).toMatch(/^file:/)
   })
 
@@ -92,21 +120,38 @@ describe("npm pack → npm install → a working CLI and MCP server", () => {
     expect(status.stdout).toContain("app")
     expect(fs.existsSync(path.join(installDir, ".catalog", "index.db"))).toBe(true)
     // the bin link works too when a Node ≥ 22.18 comes first on PATH
-    const viaLink = spawnSync(path.join(installDir, "node_modules", ".bin", "catalog"), ["status", "--json"], { cwd: installDir, env: baseEnv({ ...env, PATH: npmEnv["PATH"]! }), encoding: "utf8" })
+    const viaLink = spawnSync(path.join(installDir, "node_modules", ".bin", "catalog"), ["status", "--json"], {
+      cwd: installDir,
+      env: baseEnv({ ...env, PATH: npmEnv["PATH"]! }),
+      encoding: "utf8"
+    })
     expect(viaLink.status, viaLink.stderr).toBe(0)
     expect(viaLink.stdout).toBe(status.stdout)
   })
 
   it("mcp --print-config names the installed package's entry, and a session started from that block answers", async () => {
     const printed = ok(["mcp", "--print-config"], env)
-    const entry = (JSON.parse(printed.stdout) as { mcpServers: { catalog: { command: string; args: Array<string>; env: Record<string, string> } } }).mcpServers.catalog
+    const entry = (JSON.parse(printed.stdout) as {
+      mcpServers: { catalog: { command: string; args: Array<string>; env: Record<string, string> } }
+    }).mcpServers.catalog
     expect(entry.command).toBe(process.execPath)
     expect(entry.args).toEqual([installedEntry, "mcp"])
-    expect(entry.env).toEqual({ CATALOG_DATA: path.join(installDir, ".catalog"), CATALOG_CONFIG: path.join(installDir, "catalog.yml") })
+    expect(entry.env).toEqual({
+      CATALOG_DATA: path.join(installDir, ".catalog"),
+      CATALOG_CONFIG: path.join(installDir, "catalog.yml")
+    })
 
     const elsewhere = fs.mkdtempSync(path.join(root, "app-"))
     const client = new Client({ name: "pack-check", version: "0" })
-    await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, env: entry.env, cwd: elsewhere, stderr: "pipe" }))
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        env: entry.env,
+        cwd: elsewhere,
+        stderr: "pipe"
+      })
+    )
     try {
       expect(client.getServerVersion()).toMatchObject({ name: pkg.name, version: pkg.version })
       const hits = (await client.callTool({ name: "search_datasets", arguments: { q: "email" } })) as CallToolResult

@@ -15,12 +15,27 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { binPath, runCli, spawnCli, tempProject } from "../utils/cli.js"
 
-interface ErrorBody { readonly error: { readonly code: string; readonly message: string; readonly fix?: string; readonly param?: string; readonly details?: Record<string, unknown> } }
+interface ErrorBody {
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly fix?: string
+    readonly param?: string
+    readonly details?: Record<string, unknown>
+  }
+}
 
 /** Each tool and the route that answers the same question; `base` is what the call needs to succeed. */
-const pairs: ReadonlyArray<{ readonly tool: string; readonly args: Record<string, unknown>; readonly route: string; readonly query: string }> = [
+const pairs: ReadonlyArray<
+  { readonly tool: string; readonly args: Record<string, unknown>; readonly route: string; readonly query: string }
+> = [
   { tool: "search_datasets", args: { q: "email" }, route: "/api/v1/search", query: "q=email" },
-  { tool: "get_dataset", args: { id: "app/main/customers" }, route: `/api/v1/datasets/${encodeURIComponent("app/main/customers")}`, query: "" },
+  {
+    tool: "get_dataset",
+    args: { id: "app/main/customers" },
+    route: `/api/v1/datasets/${encodeURIComponent("app/main/customers")}`,
+    query: ""
+  },
   { tool: "get_lineage", args: {}, route: "/api/v1/lineage", query: "" },
   { tool: "get_compliance_state", args: {}, route: "/api/v1/compliance/state", query: "" },
   { tool: "get_provenance", args: {}, route: "/api/v1/provenance", query: "" },
@@ -83,7 +98,13 @@ describe("HTTP and MCP agree on parameters", () => {
         }
       })
     })
-    const transport = new StdioClientTransport({ command: process.execPath, args: [binPath, "mcp"], cwd: p.dir, env: { ...env, CATALOG_DATA: path.join(p.dir, ".catalog"), CATALOG_CONFIG: path.join(p.dir, "catalog.yml") }, stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [binPath, "mcp"],
+      cwd: p.dir,
+      env: { ...env, CATALOG_DATA: path.join(p.dir, ".catalog"), CATALOG_CONFIG: path.join(p.dir, "catalog.yml") },
+      stderr: "pipe"
+    })
     client = new Client({ name: "params-agree", version: "0" })
     await client.connect(transport)
     await client.listTools()
@@ -107,12 +128,15 @@ describe("HTTP and MCP agree on parameters", () => {
     for (const x of pairs) {
       for (const unknown of ["nope", "Limit", "dataset_id"]) {
         expect(await rejected(x.tool, { ...x.args, [unknown]: "1" }), `${x.tool} ${unknown}`).toBe(unknown)
-        expect(await httpRejected(`${x.route}?${x.query ? `${x.query}&` : ""}${unknown}=1`), `${x.route} ${unknown}`).toBe(unknown)
+        expect(await httpRejected(`${x.route}?${x.query ? `${x.query}&` : ""}${unknown}=1`), `${x.route} ${unknown}`)
+          .toBe(unknown)
       }
     }
     // Each surface's own name for the lineage filter is unknown on the other one.
     expect(await rejected("get_lineage", { dataset: "app/main/customers" })).toBe("dataset")
-    expect(await httpRejected(`/api/v1/lineage?datasetId=${encodeURIComponent("app/main/customers")}`)).toBe("datasetId")
+    expect(await httpRejected(`/api/v1/lineage?datasetId=${encodeURIComponent("app/main/customers")}`)).toBe(
+      "datasetId"
+    )
   })
 
   it("an unknown dataset in the lineage filter names the surface's parameter: `dataset` on HTTP, `datasetId` on MCP; the rest of the body is the same", async () => {
@@ -137,21 +161,39 @@ describe("HTTP and MCP agree on parameters", () => {
   })
 
   it("a huge or malformed since and a limit that is not a plain integer in range are refused naming them on both", async () => {
-    const sinces = ["99999999999999999999999", "9007199254740992", "1e3", "2026-02-30", "2026-01-31T24:00:00Z", " 5", "-1", ""]
+    const sinces = [
+      "99999999999999999999999",
+      "9007199254740992",
+      "1e3",
+      "2026-02-30",
+      "2026-01-31T24:00:00Z",
+      " 5",
+      "-1",
+      ""
+    ]
     for (const since of sinces) {
       expect(await rejected("get_changes", { since }), JSON.stringify(since)).toBe("since")
-      expect(await httpRejected(`/api/v1/changes?since=${encodeURIComponent(since)}`), JSON.stringify(since)).toBe("since")
+      expect(await httpRejected(`/api/v1/changes?since=${encodeURIComponent(since)}`), JSON.stringify(since)).toBe(
+        "since"
+      )
     }
     // As JSON numbers MCP can send them too: beyond the safe range, fractional, negative.
-    for (const since of [1e23, 2 ** 53, 1.5, -1]) expect(await rejected("get_changes", { since }), String(since)).toBe("since")
+    for (const since of [1e23, 2 ** 53, 1.5, -1]) {
+      expect(await rejected("get_changes", { since }), String(since)).toBe("since")
+    }
     const limits = ["1e1", "0x10", " 5", "5.0", "-0", ""]
     for (const limit of limits) {
       expect(await rejected("get_changes", { limit }), JSON.stringify(limit)).toBe("limit")
-      expect(await httpRejected(`/api/v1/changes?limit=${encodeURIComponent(limit)}`), JSON.stringify(limit)).toBe("limit")
+      expect(await httpRejected(`/api/v1/changes?limit=${encodeURIComponent(limit)}`), JSON.stringify(limit)).toBe(
+        "limit"
+      )
       expect(await rejected("search_datasets", { q: "email", limit }), JSON.stringify(limit)).toBe("limit")
-      expect(await httpRejected(`/api/v1/search?q=email&limit=${encodeURIComponent(limit)}`), JSON.stringify(limit)).toBe("limit")
+      expect(await httpRejected(`/api/v1/search?q=email&limit=${encodeURIComponent(limit)}`), JSON.stringify(limit))
+        .toBe("limit")
     }
-    for (const limit of [0, 1001, 1e23, 2.5]) expect(await rejected("get_changes", { limit }), String(limit)).toBe("limit")
+    for (const limit of [0, 1001, 1e23, 2.5]) {
+      expect(await rejected("get_changes", { limit }), String(limit)).toBe("limit")
+    }
     // the largest safe sequence number and a real timestamp are answered the same on both
     for (const since of [String(Number.MAX_SAFE_INTEGER), "2024-02-29T12:00:00+01:00"]) {
       const viaMcp = (await client.callTool({ name: "get_changes", arguments: { since } })) as CallToolResult

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { binPath, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
 /** Timestamps of the moment of reading differ between calls; everything else must be identical. */
-const stable = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === "generatedAt" ? undefined : x)))
+const stable = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === "generatedAt" ? undefined : x)))
 
 describe("the three read surfaces agree", () => {
   const p = tempProject()
@@ -44,7 +45,11 @@ describe("the three read surfaces agree", () => {
       CREATE VIEW customer_orders AS SELECT c.email, o.order_id FROM customers c JOIN orders o ON o.customer_id = c.customer_id;
     `)
     db.close()
-    writeFile(p.dir, "catalog.yml", "controller: { name: Example GmbH, contact: privacy@example.com }\ndora: { inScope: true, entity: { lei: 529900T8BM49AURSDO55, name: Example Bank AG, country: DE, currency: EUR } }\nsources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB, region: eu-west-1 }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "controller: { name: Example GmbH, contact: privacy@example.com }\ndora: { inScope: true, entity: { lei: 529900T8BM49AURSDO55, name: Example Bank AG, country: DE, currency: EUR } }\nsources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB, region: eu-west-1 }\n"
+    )
     cli("start")
     cli("glossary", "set", "Customer", "A person who bought from us", "--datasets", "app/main/customers")
     cli("annotate", "set", "app.customers", "purpose", "Orders", "--confirm")
@@ -63,7 +68,13 @@ describe("the three read surfaces agree", () => {
         }
       })
     })
-    const transport = new StdioClientTransport({ command: process.execPath, args: [binPath, "mcp"], cwd: p.dir, env: { CATALOG_DATA: path.join(p.dir, ".catalog"), CATALOG_CONFIG: path.join(p.dir, "catalog.yml") }, stderr: "pipe" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [binPath, "mcp"],
+      cwd: p.dir,
+      env: { CATALOG_DATA: path.join(p.dir, ".catalog"), CATALOG_CONFIG: path.join(p.dir, "catalog.yml") },
+      stderr: "pipe"
+    })
     client = new Client({ name: "parity", version: "0" })
     await client.connect(transport)
     await client.listTools()
@@ -75,14 +86,52 @@ describe("the three read surfaces agree", () => {
     p.cleanup()
   })
 
-  const cases: ReadonlyArray<{ readonly q: string; readonly tool: string; readonly args: Record<string, unknown>; readonly route: string; readonly cli: ReadonlyArray<string> }> = [
-    { q: "search", tool: "search_datasets", args: { q: "customer email", limit: 10 }, route: "/api/v1/search?q=customer%20email&limit=10", cli: ["search", "customer", "email", "--limit", "10"] },
-    { q: "dataset", tool: "get_dataset", args: { id: "app/main/customers" }, route: "/api/v1/datasets/app/main/customers", cli: ["show", "app/main/customers"] },
+  const cases: ReadonlyArray<
+    {
+      readonly q: string
+      readonly tool: string
+      readonly args: Record<string, unknown>
+      readonly route: string
+      readonly cli: ReadonlyArray<string>
+    }
+  > = [
+    {
+      q: "search",
+      tool: "search_datasets",
+      args: { q: "customer email", limit: 10 },
+      route: "/api/v1/search?q=customer%20email&limit=10",
+      cli: ["search", "customer", "email", "--limit", "10"]
+    },
+    {
+      q: "dataset",
+      tool: "get_dataset",
+      args: { id: "app/main/customers" },
+      route: "/api/v1/datasets/app/main/customers",
+      cli: ["show", "app/main/customers"]
+    },
     { q: "lineage (all)", tool: "get_lineage", args: {}, route: "/api/v1/lineage", cli: ["lineage", "list"] },
-    { q: "lineage (one)", tool: "get_lineage", args: { datasetId: "app/main/customer_orders" }, route: "/api/v1/lineage?dataset=app%2Fmain%2Fcustomer_orders", cli: ["lineage", "list", "--dataset", "app/main/customer_orders"] },
-    { q: "compliance state", tool: "get_compliance_state", args: {}, route: "/api/v1/compliance/state", cli: ["annotate", "list"] },
+    {
+      q: "lineage (one)",
+      tool: "get_lineage",
+      args: { datasetId: "app/main/customer_orders" },
+      route: "/api/v1/lineage?dataset=app%2Fmain%2Fcustomer_orders",
+      cli: ["lineage", "list", "--dataset", "app/main/customer_orders"]
+    },
+    {
+      q: "compliance state",
+      tool: "get_compliance_state",
+      args: {},
+      route: "/api/v1/compliance/state",
+      cli: ["annotate", "list"]
+    },
     { q: "provenance", tool: "get_provenance", args: {}, route: "/api/v1/provenance", cli: ["provenance"] },
-    { q: "changes", tool: "get_changes", args: { since: 0, limit: 20 }, route: "/api/v1/changes?since=0&limit=20", cli: ["log", "--since", "0", "--limit", "20"] },
+    {
+      q: "changes",
+      tool: "get_changes",
+      args: { since: 0, limit: 20 },
+      route: "/api/v1/changes?since=0&limit=20",
+      cli: ["log", "--since", "0", "--limit", "20"]
+    },
     { q: "glossary", tool: "get_glossary", args: {}, route: "/api/v1/glossary", cli: ["glossary", "list"] },
     { q: "dora", tool: "get_dora", args: {}, route: "/api/v1/dora", cli: ["dora", "show"] }
   ]
@@ -103,10 +152,30 @@ describe("the three read surfaces agree", () => {
     const ropaBefore = stable(cli("annotate", "list"))
     const { tools } = await client.listTools()
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
-    for (const t of tools) await client.callTool({ name: t.name, arguments: t.name === "search_datasets" ? { q: "email" } : t.name === "get_dataset" ? { id: "app/main/customers" } : {} })
-    for (const route of ["/api/v1/compliance/state", "/api/v1/datasets/app/main/customers", "/api/v1/glossary", "/api/v1/dora"]) {
+    for (const t of tools) {
+      await client.callTool({
+        name: t.name,
+        arguments: t.name === "search_datasets"
+          ? { q: "email" }
+          : t.name === "get_dataset"
+          ? { id: "app/main/customers" }
+          : {}
+      })
+    }
+    for (
+      const route of [
+        "/api/v1/compliance/state",
+        "/api/v1/datasets/app/main/customers",
+        "/api/v1/glossary",
+        "/api/v1/dora"
+      ]
+    ) {
       for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
-        const res = await fetch(`http://127.0.0.1:${port}${route}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify({ field: "purpose", value: "x", confirm: true }) })
+        const res = await fetch(`http://127.0.0.1:${port}${route}`, {
+          method,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ field: "purpose", value: "x", confirm: true })
+        })
         expect(res.status).toBe(404)
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe("ENDPOINT_NOT_FOUND")
       }

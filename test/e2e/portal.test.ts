@@ -10,16 +10,24 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
-import { chromium, type Browser, type Page } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Dataset, DatasetList, LineageList, SearchResult } from "../../src/domain/Catalog.js"
 import { listedTools } from "../../src/domain/Agents.js"
+import type { Dataset, DatasetList, LineageList, SearchResult } from "../../src/domain/Catalog.js"
 import { agentsConfig, jsonForScript, portalAsset, portalPaths } from "../../src/programs/http/portal/assets.js"
 import { edgePath, layeredLayout } from "../../src/programs/http/portal/client/layout.js"
 import { binPath, repoRoot, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 
 const chromiumPath = "/usr/bin/chromium"
-const chromiumArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+const chromiumArgs = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run"
+]
 const artifacts = path.join(repoRoot, "test-artifacts", "portal")
 
 const makeDb = (file: string) => {
@@ -42,13 +50,20 @@ const makeDb = (file: string) => {
 /** A table whose column names and types are long and unbreakable: its tables need more than 1,400 px. */
 const wideTable = {
   name: "warehouse_inventory_reconciliation_adjustments_history_with_a_long_name",
-  columns: Array.from({ length: 12 }, (_, i) => `warehouse_inventory_reconciliation_adjustment_quantity_after_audit_${i}`),
+  columns: Array.from(
+    { length: 12 },
+    (_, i) => `warehouse_inventory_reconciliation_adjustment_quantity_after_audit_${i}`
+  ),
   type: "DECIMAL(38,10)_UNSIGNED_ZEROFILL_VENDOR_SPECIFIC_STORAGE_CLASS"
 } as const
 
 const addWideTable = (file: string) => {
   const db = new DatabaseSync(file)
-  db.exec(`CREATE TABLE ${wideTable.name} (id INTEGER PRIMARY KEY, ${wideTable.columns.map((c) => `${c} "${wideTable.type}"`).join(", ")});`)
+  db.exec(
+    `CREATE TABLE ${wideTable.name} (id INTEGER PRIMARY KEY, ${
+      wideTable.columns.map((c) => `${c} "${wideTable.type}"`).join(", ")
+    });`
+  )
   db.close()
 }
 
@@ -74,7 +89,9 @@ const tableLayout = (page: Page, selector: string) =>
           overflowX: getComputedStyle(wrap).overflowX,
           left: box.left,
           right: box.right,
-          clippedCells: cells.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent?.slice(0, 60) ?? "")
+          clippedCells: cells.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) =>
+            c.textContent?.slice(0, 60) ?? ""
+          )
         }
       })
     }
@@ -146,7 +163,10 @@ const watchedPage = async (browser: Browser, viewport = { width: 1360, height: 9
     problems.push(`dialog: ${d.message()}`)
     void d.dismiss()
   })
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`))
+  page.on(
+    "requestfailed",
+    (r) => problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ""}`)
+  )
   page.on("response", (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`)
   })
@@ -165,7 +185,8 @@ const shot = async (page: Page, name: string) => {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true })
 }
 
-const apiGet = async <T>(base: string, p: string): Promise<T> => (await (await fetch(new URL(`api/v1${p}`, base))).json()) as T
+const apiGet = async <T>(base: string, p: string): Promise<T> =>
+  (await (await fetch(new URL(`api/v1${p}`, base))).json()) as T
 
 describe("portal assets (served by catalog open)", () => {
   it("serves the page and its assets, and nothing else", () => {
@@ -177,7 +198,7 @@ describe("portal assets (served by catalog open)", () => {
     expect(portalAsset("/assets/nope.js")).toBeNull()
     expect(portalAsset("/api/v1")).toBeNull()
     const html = String(portalAsset("/")!.body)
-    expect(html).toContain('<script type="application/json" id="agents-config">')
+    expect(html).toContain("<script type=\"application/json\" id=\"agents-config\">")
     expect(html).not.toContain("<!--AGENTS_CONFIG-->")
     // every asset the HTML references is served
     for (const ref of html.matchAll(/(?:href|src)="(\/[^"]*)"/g)) {
@@ -185,7 +206,9 @@ describe("portal assets (served by catalog open)", () => {
     }
     // no network: nothing is loaded from another origin
     expect(html).not.toMatch(/(?:href|src)="(?:https?:)?\/\//)
-    expect(String(portalAsset("/assets/app.js")!.body)).not.toMatch(/\.innerHTML\s*=|insertAdjacentHTML|document\.write/)
+    expect(String(portalAsset("/assets/app.js")!.body)).not.toMatch(
+      /\.innerHTML\s*=|insertAdjacentHTML|document\.write/
+    )
   })
 
   it("embeds the registration with absolute paths, JSON-escaped for a script element", () => {
@@ -212,7 +235,14 @@ describe("portal assets (served by catalog open)", () => {
   it("lays lineage out in layers: sources left, targets right, long edges routed, cycles survive", () => {
     const l = layeredLayout({
       nodes: ["a", "b", "c", "d", "e", "lonely"],
-      edges: [{ id: "1", from: "a", to: "b" }, { id: "2", from: "b", to: "c" }, { id: "3", from: "a", to: "c" }, { id: "4", from: "d", to: "c" }, { id: "5", from: "c", to: "e" }, { id: "6", from: "e", to: "b" }]
+      edges: [
+        { id: "1", from: "a", to: "b" },
+        { id: "2", from: "b", to: "c" },
+        { id: "3", from: "a", to: "c" },
+        { id: "4", from: "d", to: "c" },
+        { id: "5", from: "c", to: "e" },
+        { id: "6", from: "e", to: "b" }
+      ]
     })
     const at = new Map(l.nodes.map((n) => [n.id, n]))
     expect(at.get("a")!.x).toBeLessThan(at.get("b")!.x)
@@ -262,17 +292,27 @@ describe("portal page in headless Chromium (catalog open)", () => {
       ok(runCli(["add", "sqlite", "--ref", "SHOP_DB", "--id", "shop", "--json"], { cwd: p.dir, env }))
       ok(runCli(["start", "--json"], { cwd: p.dir, env }))
       // a human correction the scan disagrees with (drift), to be shown marked with who and when
-      ok(runCli(["classify", "set", "shop/main/patients/admitted_at", "special", "--json"], { cwd: p.dir, env: signer }))
+      ok(
+        runCli(["classify", "set", "shop/main/patients/admitted_at", "special", "--json"], { cwd: p.dir, env: signer })
+      )
 
       makeDb(doraEnv.SHOP_DB)
       ok(runCli(["add", "sqlite", "--ref", "SHOP_DB", "--id", "shop", "--json"], { cwd: dora.dir, env: doraEnv }))
       const yml = path.join(dora.dir, "catalog.yml")
-      fs.writeFileSync(yml, `${fs.readFileSync(yml, "utf8")}\ncontroller:\n  name: Example Bank AG\n  contact: privacy@example.com\ndora:\n  inScope: true\n  entity:\n    lei: 5299000J2N45DDNE4Y28\n    name: Example Bank AG\n    country: DE\n    currency: EUR\n`)
+      fs.writeFileSync(
+        yml,
+        `${
+          fs.readFileSync(yml, "utf8")
+        }\ncontroller:\n  name: Example Bank AG\n  contact: privacy@example.com\ndora:\n  inScope: true\n  entity:\n    lei: 5299000J2N45DDNE4Y28\n    name: Example Bank AG\n    country: DE\n    currency: EUR\n`
+      )
       ok(runCli(["start", "--json"], { cwd: dora.dir, env: doraEnv }))
     })
     served = await timed("catalog open (start to listening)", () => openPortal(p.dir, env))
     servedDora = await openPortal(dora.dir, doraEnv)
-    browser = await timed("launch Chromium", () => chromium.launch({ executablePath: chromiumPath, args: chromiumArgs }))
+    browser = await timed(
+      "launch Chromium",
+      () => chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    )
   }, 180_000)
 
   afterAll(async () => {
@@ -288,7 +328,10 @@ describe("portal page in headless Chromium (catalog open)", () => {
     const { page, problems } = await watchedPage(browser)
     const list = await apiGet<DatasetList>(served!.url, "/datasets")
     await timed("overview", () => visit(page, served!.url, "overview", "Overview"))
-    const stat = (label: string) => page.locator(".stat", { has: page.locator(".stat-label", { hasText: new RegExp(`^${label}$`) }) }).locator(".stat-value")
+    const stat = (label: string) =>
+      page.locator(".stat", { has: page.locator(".stat-label", { hasText: new RegExp(`^${label}$`) }) }).locator(
+        ".stat-value"
+      )
     expect(await stat("Datasets").textContent()).toBe(String(list.total))
     const columns = list.datasets.reduce((a, d) => a + d.columnCount, 0)
     expect(await stat("Columns").textContent()).toBe(String(columns))
@@ -313,21 +356,33 @@ describe("portal page in headless Chromium (catalog open)", () => {
       const rowCell = page.locator(".datasets-table tbody tr").first().locator("td.rows")
       expect(await rowCell.textContent()).toMatch(/rows \(estimate\)|no planner estimate/)
       await page.fill("[data-testid=dataset-filter]", "patient")
-      await expect.poll(() => page.locator(".datasets-table tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-dataset")).sort()))
+      await expect.poll(() =>
+        page.locator(".datasets-table tbody tr").evaluateAll((rows) =>
+          rows.map((r) => r.getAttribute("data-dataset")).sort()
+        )
+      )
         .toEqual(["shop/main/patient_report", "shop/main/patients"])
       expect(page.url()).toContain("#/datasets?q=patient")
       await page.fill("[data-testid=dataset-filter]", "email")
       // the column hit is listed under the title the API gives it
-      const emailHit = (await apiGet<SearchResult>(served!.url, "/search?q=email&limit=30")).hits.find((x) => x.id === "shop/main/customers/email")
+      const emailHit = (await apiGet<SearchResult>(served!.url, "/search?q=email&limit=30")).hits.find((x) =>
+        x.id === "shop/main/customers/email"
+      )
       expect(emailHit).toBeDefined()
-      await expect.poll(() => page.locator(".hits-list .hit-title").allTextContents(), { timeout: 10_000 }).toContain(emailHit!.title)
+      await expect.poll(() => page.locator(".hits-list .hit-title").allTextContents(), { timeout: 10_000 }).toContain(
+        emailHit!.title
+      )
       expect(await page.locator(".datasets-table").count()).toBe(0)
       // the class filter
       await page.fill("[data-testid=dataset-filter]", "")
       await page.click("button[data-class=special]")
       const special = list.datasets.filter((d) => d.highest === "special").map((d) => d.id).sort()
       expect(special.length).toBeGreaterThan(0)
-      await expect.poll(() => page.locator(".datasets-table tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-dataset")).sort())).toEqual(special)
+      await expect.poll(() =>
+        page.locator(".datasets-table tbody tr").evaluateAll((rows) =>
+          rows.map((r) => r.getAttribute("data-dataset")).sort()
+        )
+      ).toEqual(special)
     })
     await page.click("button[data-class=all], button[data-class='']")
     await page.fill("[data-testid=dataset-filter]", "email")
@@ -352,11 +407,11 @@ describe("portal page in headless Chromium (catalog open)", () => {
       expect(await row.locator(".conf-num").textContent()).toBe(`${Math.round(c.classification.confidence * 100)}%`)
     }
     expect(d.columns.filter((c) => c.classification.value === "special").length).toBeGreaterThan(1)
-    const over = page.locator('.columns-table tbody tr[data-column="shop/main/patients/admitted_at"]')
+    const over = page.locator(".columns-table tbody tr[data-column=\"shop/main/patients/admitted_at\"]")
     expect(await over.locator(".override").textContent()).toMatch(/Human override.*by dpo@example\.com/)
     expect(await over.locator(".drift").textContent()).toContain("Drift")
     // the correction is a CLI command to copy, never a button that writes
-    const fix = page.locator('tr.expand-row[data-for="shop/main/patients/admitted_at"]')
+    const fix = page.locator("tr.expand-row[data-for=\"shop/main/patients/admitted_at\"]")
     expect(await fix.isVisible()).toBe(false)
     await over.locator("button.linkish").click()
     expect(await fix.isVisible()).toBe(true)
@@ -383,16 +438,21 @@ describe("portal page in headless Chromium (catalog open)", () => {
     const ids = new Set(lin.edges.flatMap((e) => [e.from, e.to]))
     expect(await svg.locator("[data-node]").count()).toBe(ids.size)
     expect(await svg.locator("g.edge").count()).toBe(lin.edges.length)
-    expect(await svg.locator("g.edge path.edge-line").evaluateAll((ps) => ps.every((x) => (x.getAttribute("d") ?? "").startsWith("M")))).toBe(true)
+    expect(
+      await svg.locator("g.edge path.edge-line").evaluateAll((ps) =>
+        ps.every((x) => (x.getAttribute("d") ?? "").startsWith("M"))
+      )
+    ).toBe(true)
     // sources left of targets
-    const xOf = async (id: string) => Number((await svg.locator(`[data-node="${id}"]`).getAttribute("transform"))!.match(/translate\(([\d.]+)/)![1])
+    const xOf = async (id: string) =>
+      Number((await svg.locator(`[data-node="${id}"]`).getAttribute("transform"))!.match(/translate\(([\d.]+)/)![1])
     expect(await xOf("shop/main/customers")).toBeLessThan(await xOf("shop/main/customer_orders"))
     expect(await xOf("shop/main/customer_orders")).toBeLessThan(await xOf("shop/main/vip_summary"))
     // nodes are coloured by their highest class
-    expect(await svg.locator('[data-node="shop/main/patients"]').getAttribute("class")).toContain("cls-special")
-    await svg.locator('[data-node="shop/main/customers"]').hover()
+    expect(await svg.locator("[data-node=\"shop/main/patients\"]").getAttribute("class")).toContain("cls-special")
+    await svg.locator("[data-node=\"shop/main/customers\"]").hover()
     await shot(page, "lineage")
-    await svg.locator('[data-node="shop/main/customer_orders"]').click()
+    await svg.locator("[data-node=\"shop/main/customer_orders\"]").click()
     await expect.poll(() => page.locator("main h1").textContent()).toBe("customer_orders")
     expect(page.url()).toContain(`#/dataset/${encodeURIComponent("shop/main/customer_orders")}`)
     expect(problems).toEqual([])
@@ -407,9 +467,13 @@ describe("portal page in headless Chromium (catalog open)", () => {
     await visit(page, served!.url, `dataset/${encodeURIComponent(id)}`, "notes<b>x</b>")
     expect(await page.locator("main b").count()).toBe(0)
     expect(await page.locator("main img").count()).toBe(0)
-    expect(await page.locator(".columns-table th.colname").allTextContents()).toContain("<img src=x onerror=window.__xss=1>")
-    await page.locator('tr[data-column$="customer\'s email"] button.linkish').click()
-    expect(await page.locator("tr.expand-row:not([hidden]) .cmd code").allTextContents()).toContain(`catalog classify set 'shop/main/notes<b>x<%2Fb>/customer'\\''s email' not`)
+    expect(await page.locator(".columns-table th.colname").allTextContents()).toContain(
+      "<img src=x onerror=window.__xss=1>"
+    )
+    await page.locator("tr[data-column$=\"customer's email\"] button.linkish").click()
+    expect(await page.locator("tr.expand-row:not([hidden]) .cmd code").allTextContents()).toContain(
+      `catalog classify set 'shop/main/notes<b>x<%2Fb>/customer'\\''s email' not`
+    )
     await visit(page, served!.url, "lineage", "Lineage")
     expect(await page.locator("svg.graph text.node-name").allTextContents()).toContain("notes<b>x</b>")
     for (const route of ["datasets", "changes?since=0", "overview"]) await visit(page, served!.url, route, /./)
@@ -426,14 +490,18 @@ describe("portal page in headless Chromium (catalog open)", () => {
     expect(names).toHaveLength(7)
     expect(names).not.toContain("get_dora")
     const dataDir = path.join(fs.realpathSync(p.dir), ".catalog")
-    const block = JSON.parse((await page.locator("[data-testid=registration-block] pre").textContent())!) as { mcpServers: { catalog: { command: string; args: Array<string>; env: Record<string, string> } } }
+    const block = JSON.parse((await page.locator("[data-testid=registration-block] pre").textContent())!) as {
+      mcpServers: { catalog: { command: string; args: Array<string>; env: Record<string, string> } }
+    }
     // From a clone the block starts this very build: the running Node and the absolute entry file.
     expect(block.mcpServers.catalog.command).toBe(process.execPath)
     expect(block.mcpServers.catalog.args).toEqual([fs.realpathSync(binPath), "mcp"])
     expect(block.mcpServers.catalog.env["CATALOG_DATA"]).toBe(dataDir)
     expect(block.mcpServers.catalog.env["CATALOG_CONFIG"]).toBe(path.join(fs.realpathSync(p.dir), "catalog.yml"))
     const cmd = (await page.locator("[data-testid=registration-command] code").textContent())!
-    expect(cmd).toMatch(new RegExp(`^claude mcp add catalog --env CATALOG_DATA=${dataDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} `))
+    expect(cmd).toMatch(
+      new RegExp(`^claude mcp add catalog --env CATALOG_DATA=${dataDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} `)
+    )
     expect(cmd).toContain(` -- ${process.execPath} ${fs.realpathSync(binPath)} mcp`)
     await shot(page, "agents")
     expect(problems).toEqual([])
@@ -531,7 +599,7 @@ describe("portal page in headless Chromium (catalog open)", () => {
     expect(await page.locator("#sidebar").isVisible()).toBe(false)
     await page.click("#nav-toggle")
     expect(await page.locator("#sidebar").isVisible()).toBe(true)
-    await page.click('#sidebar a[data-route="lineage"]')
+    await page.click("#sidebar a[data-route=\"lineage\"]")
     await expect.poll(() => page.locator("main h1").textContent()).toBe("Lineage")
     await visit(page, served!.url, "overview", "Overview")
     await shot(page, "overview-narrow")

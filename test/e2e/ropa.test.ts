@@ -8,15 +8,37 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runCli, tempProject, writeFile } from "../utils/cli.js"
 
-interface Field { readonly field: string; readonly value: string | null; readonly status: string; readonly suggestion: string | null; readonly confirmedBy?: string; readonly confirmedAt?: string; readonly needsReview: boolean }
-interface Activity { readonly key: string; readonly datasets: Array<string>; readonly special: boolean; readonly criminal: boolean; readonly dataCategories: Array<{ category: string; class: string }>; readonly legal: Record<string, Field> }
-interface Draft { readonly seal: string; readonly stamp: string; readonly controller: { name: string | null; contact: string | null } | null; readonly activities: Array<Activity>; readonly openLegalCalls: number }
+interface Field {
+  readonly field: string
+  readonly value: string | null
+  readonly status: string
+  readonly suggestion: string | null
+  readonly confirmedBy?: string
+  readonly confirmedAt?: string
+  readonly needsReview: boolean
+}
+interface Activity {
+  readonly key: string
+  readonly datasets: Array<string>
+  readonly special: boolean
+  readonly criminal: boolean
+  readonly dataCategories: Array<{ category: string; class: string }>
+  readonly legal: Record<string, Field>
+}
+interface Draft {
+  readonly seal: string
+  readonly stamp: string
+  readonly controller: { name: string | null; contact: string | null } | null
+  readonly activities: Array<Activity>
+  readonly openLegalCalls: number
+}
 
 describe("RoPA draft and legal-field transitions", () => {
   const p = tempProject()
   const dbFile = path.join(p.dir, "app.db")
   const env = { APP_DB: dbFile, USER: "agent" }
-  const cli = (args: Array<string>, extra: Record<string, string> = {}) => runCli(args, { cwd: p.dir, env: { ...env, ...extra } })
+  const cli = (args: Array<string>, extra: Record<string, string> = {}) =>
+    runCli(args, { cwd: p.dir, env: { ...env, ...extra } })
   const draft = () => cli(["annotate", "list", "--json"]).json as Draft
   const field = (key: string, name: string) => draft().activities.find((a) => a.key === key)!.legal[name]!
   const code = (r: ReturnType<typeof cli>) => (r.json as { error?: { code: string } }).error?.code
@@ -31,7 +53,11 @@ describe("RoPA draft and legal-field transitions", () => {
       CREATE TABLE products (product_id INTEGER PRIMARY KEY, name TEXT, price_cents INTEGER);
     `)
     db.close()
-    writeFile(p.dir, "catalog.yml", "controller:\n  name: Example GmbH\n  contact: privacy@example.com\nsources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB, region: us-east-1 }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "controller:\n  name: Example GmbH\n  contact: privacy@example.com\nsources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB, region: us-east-1 }\n"
+    )
     expect(cli(["start"]).code).toBe(0)
   })
   afterAll(() => p.cleanup())
@@ -70,14 +96,23 @@ describe("RoPA draft and legal-field transitions", () => {
   })
 
   it("suggested → annotate set --confirm with CATALOG_SIGNER_EMAIL → confirmed, recording who and when", () => {
-    const r = cli(["annotate", "set", "app.customers", "lawful_basis", "Art. 6(1)(b) contract", "--confirm", "--json"], { CATALOG_SIGNER_EMAIL: "dpo@example.com" })
+    const r = cli(
+      ["annotate", "set", "app.customers", "lawful_basis", "Art. 6(1)(b) contract", "--confirm", "--json"],
+      { CATALOG_SIGNER_EMAIL: "dpo@example.com" }
+    )
     expect(r.code).toBe(0)
     const f = field("app.customers", "lawfulBasis")
     expect(f.status).toBe("confirmed")
     expect(f.confirmedBy).toBe("dpo@example.com")
     expect(Date.parse(f.confirmedAt!)).toBeGreaterThan(Date.now() - 60_000)
-    const log = cli(["log", "--since", "0", "--json"]).json as { changes: Array<{ kind: string; entity: string; by?: string }> }
-    expect(log.changes[0]).toMatchObject({ kind: "ropa.field_confirmed", entity: "app.customers.lawfulBasis", by: "dpo@example.com" })
+    const log = cli(["log", "--since", "0", "--json"]).json as {
+      changes: Array<{ kind: string; entity: string; by?: string }>
+    }
+    expect(log.changes[0]).toMatchObject({
+      kind: "ropa.field_confirmed",
+      entity: "app.customers.lawfulBasis",
+      by: "dpo@example.com"
+    })
   })
 
   it("any → annotate set --confirm without a signer → unchanged, SIGNER_REQUIRED", () => {
@@ -90,10 +125,14 @@ describe("RoPA draft and legal-field transitions", () => {
 
   it("any → 'None' without --confirm → unchanged, ROPA_NONE_UNCONFIRMED; with --confirm it closes the field", () => {
     const before = field("app.customers", "transfers")
-    const r = cli(["annotate", "set", "app.customers", "transfers", "None", "--json"], { CATALOG_SIGNER_EMAIL: "dpo@example.com" })
+    const r = cli(["annotate", "set", "app.customers", "transfers", "None", "--json"], {
+      CATALOG_SIGNER_EMAIL: "dpo@example.com"
+    })
     expect(code(r)).toBe("ROPA_NONE_UNCONFIRMED")
     expect(field("app.customers", "transfers")).toEqual(before)
-    const ok = cli(["annotate", "set", "app.customers", "transfers", "None", "--confirm", "--json"], { CATALOG_SIGNER_EMAIL: "dpo@example.com" })
+    const ok = cli(["annotate", "set", "app.customers", "transfers", "None", "--confirm", "--json"], {
+      CATALOG_SIGNER_EMAIL: "dpo@example.com"
+    })
     expect(ok.code).toBe(0)
     expect(field("app.customers", "transfers")).toMatchObject({ status: "confirmed", value: "None" })
   })
@@ -103,7 +142,10 @@ describe("RoPA draft and legal-field transitions", () => {
     expect(code(k)).toBe("ROPA_INPUT_INVALID")
     expect((k.json as { error: { fix: string } }).error.fix).toContain("app.customers")
     const f = cli(["annotate", "set", "app.customers", "colour", "x", "--json"])
-    expect((f.json as { error: { code: string; param: string } }).error).toMatchObject({ code: "ROPA_INPUT_INVALID", param: "field" })
+    expect((f.json as { error: { code: string; param: string } }).error).toMatchObject({
+      code: "ROPA_INPUT_INVALID",
+      param: "field"
+    })
     expect(code(cli(["annotate", "set", "app.customers", "--json"]))).toBe("ROPA_INPUT_INVALID")
   })
 
@@ -119,7 +161,9 @@ describe("RoPA draft and legal-field transitions", () => {
     expect(f).toMatchObject({ status: "confirmed", needsReview: true, confirmedBy: "dpo@example.com" })
     expect(draft().openLegalCalls).toBeGreaterThan(open)
     // Re-confirming clears the review flag.
-    cli(["annotate", "set", "app.customers", "lawfulBasis", "Art. 6(1)(b) contract", "--confirm"], { CATALOG_SIGNER_EMAIL: "dpo@example.com" })
+    cli(["annotate", "set", "app.customers", "lawfulBasis", "Art. 6(1)(b) contract", "--confirm"], {
+      CATALOG_SIGNER_EMAIL: "dpo@example.com"
+    })
     expect(field("app.customers", "lawfulBasis").needsReview).toBe(false)
   })
 

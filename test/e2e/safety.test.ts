@@ -12,7 +12,11 @@ import { binPath, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.
 const PLANTED = "planted-S3cret-9f8e7d"
 
 const filesUnder = (dir: string): Array<string> =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)) : []
+  fs.existsSync(dir)
+    ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) =>
+      path.join(e.parentPath, e.name)
+    )
+    : []
 
 describe("secrets stay out", () => {
   const p = tempProject()
@@ -20,7 +24,11 @@ describe("secrets stay out", () => {
 
   it("a planted password never reaches .catalog/, any output or any error message", () => {
     // One reachable PostgreSQL (trust auth ignores the password) and one closed port, both with the planted secret.
-    writeFile(p.dir, ".env", `GOOD_PG=postgres://postgres:${PLANTED}@127.0.0.1:5432/postgres\nBAD_PG=postgres://postgres:${PLANTED}@127.0.0.1:1/postgres\n`)
+    writeFile(
+      p.dir,
+      ".env",
+      `GOOD_PG=postgres://postgres:${PLANTED}@127.0.0.1:5432/postgres\nBAD_PG=postgres://postgres:${PLANTED}@127.0.0.1:1/postgres\n`
+    )
     const outputs: Array<string> = []
     const run = (...args: Array<string>) => {
       const r = runCli(args, { cwd: p.dir })
@@ -35,7 +43,12 @@ describe("secrets stay out", () => {
     expect(bad.code).toBe(1)
     expect((bad.json as { error: { code: string; fix: string } }).error.code).toBe("SOURCE_UNREACHABLE")
     expect((bad.json as { error: { fix: string } }).error.fix).toContain("127.0.0.1:1")
-    for (const args of [["status"], ["sources"], ["config"], ["doctor"], ["log", "--since", "0"], ["status", "--json"], ["doctor", "--json"], ["sources", "--json"]]) run(...args)
+    for (
+      const args of [["status"], ["sources"], ["config"], ["doctor"], ["log", "--since", "0"], ["status", "--json"], [
+        "doctor",
+        "--json"
+      ], ["sources", "--json"]]
+    ) run(...args)
     for (const out of outputs) expect(out).not.toContain(PLANTED)
     const files = filesUnder(path.join(p.dir, ".catalog"))
     expect(files.some((f) => f.endsWith("index.db"))).toBe(true)
@@ -62,7 +75,11 @@ describe("atomic scans", () => {
     // Make the next scan large enough to be killed in the middle of it.
     const w = new DatabaseSync(dbFile)
     w.exec("BEGIN")
-    for (let i = 0; i < 3000; i++) w.exec(`CREATE TABLE t${i} (id INTEGER PRIMARY KEY, user_id INTEGER, email TEXT, note TEXT, created_at TEXT, amount REAL, c1 TEXT, c2 TEXT, c3 TEXT, c4 TEXT)`)
+    for (let i = 0; i < 3000; i++) {
+      w.exec(
+        `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, user_id INTEGER, email TEXT, note TEXT, created_at TEXT, amount REAL, c1 TEXT, c2 TEXT, c3 TEXT, c4 TEXT)`
+      )
+    }
     w.exec("COMMIT")
     w.close()
 
@@ -133,7 +150,11 @@ describe("runtime and store guards", () => {
   it("CONFIG_INVALID names the key and the line", () => {
     const q = tempProject()
     try {
-      writeFile(q.dir, "catalog.yml", "version: 1\nsources:\n  - id: x\n    kind: postgres\n    driver: pg\n    connectionRef: not a name\n")
+      writeFile(
+        q.dir,
+        "catalog.yml",
+        "version: 1\nsources:\n  - id: x\n    kind: postgres\n    driver: pg\n    connectionRef: not a name\n"
+      )
       const r = runCli(["start", "--json"], { cwd: q.dir })
       expect(r.code).toBe(1)
       const e = (r.json as { error: { code: string; message: string } }).error

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { baseEnv, repoRoot, runCli, tempProject, writeFile, type CliResult } from "../utils/cli.js"
+import { baseEnv, type CliResult, repoRoot, runCli, tempProject, writeFile } from "../utils/cli.js"
 
 const script = path.join(repoRoot, "scripts", "sample.mjs")
 
@@ -18,7 +18,12 @@ describe("npm run sample: a workspace of its own", () => {
   const workspace = path.join(t.dir, "workspace")
   const project = path.join(t.dir, "project")
   const sample = (args: ReadonlyArray<string>, env: Record<string, string> = {}): CliResult => {
-    const r = spawnSync(process.execPath, [script, ...args], { cwd: project, env: baseEnv({ SAMPLE_WORKSPACE: workspace, ...env }), encoding: "utf8", timeout: 120_000 })
+    const r = spawnSync(process.execPath, [script, ...args], {
+      cwd: project,
+      env: baseEnv({ SAMPLE_WORKSPACE: workspace, ...env }),
+      encoding: "utf8",
+      timeout: 120_000
+    })
     let json: unknown
     try {
       json = JSON.parse(r.stdout)
@@ -38,7 +43,9 @@ describe("npm run sample: a workspace of its own", () => {
     const r = sample([])
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)
     expect(r.stdout).toContain("npm run sample -- status")
-    expect(files(workspace)).toEqual(expect.arrayContaining([".catalog", ".env", "catalog.yml", "hr-dictionary.csv", "shop.db"]))
+    expect(files(workspace)).toEqual(
+      expect.arrayContaining([".catalog", ".env", "catalog.yml", "hr-dictionary.csv", "shop.db"])
+    )
     expect(fs.existsSync(path.join(workspace, ".catalog", "index.db"))).toBe(true)
     expect(files(project)).toEqual([])
   })
@@ -88,7 +95,11 @@ describe("npm run sample: a workspace of its own", () => {
     expect(added.code, added.stdout).toBe(0)
     const r = sample(["--json"])
     expect(r.code, r.stderr).toBe(0)
-    expect((r.json as { sources: Array<{ id: string }> }).sources.map((s) => s.id).sort()).toEqual(["extra", "hr", "shop"])
+    expect((r.json as { sources: Array<{ id: string }> }).sources.map((s) => s.id).sort()).toEqual([
+      "extra",
+      "hr",
+      "shop"
+    ])
     // The project holds only what its own `add` wrote (catalog.yml and the placeholder for X), nothing of the sample.
     expect(files(project)).toEqual([".env", "catalog.yml"])
     expect(fs.readFileSync(path.join(project, ".env"), "utf8")).not.toContain("SAMPLE_SHOP_DB")

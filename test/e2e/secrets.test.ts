@@ -22,7 +22,9 @@ const mysql = (sql: string) => execFileSync("mysql", ["-h127.0.0.1", "-uroot", "
 
 const filesUnder = (dir: string): Array<string> =>
   fs.existsSync(dir)
-    ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name))
+    ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) =>
+      path.join(e.parentPath, e.name)
+    )
     : []
 
 /** `catalog open --port 0 --json`: resolves once it prints where it listens. */
@@ -48,7 +50,9 @@ describe("a planted secret never reaches the catalog, an output or an error mess
   const p = tempProject("ldc-secrets-")
   beforeAll(() => {
     // A MariaDB account whose password is the planted secret: its login works, its database does not exist.
-    mysql(`CREATE DATABASE \`${myDb}\`; CREATE USER '${myUser}'@'127.0.0.1' IDENTIFIED BY '${PLANTED}'; GRANT SELECT ON \`${myDb}\`.* TO '${myUser}'@'127.0.0.1'`)
+    mysql(
+      `CREATE DATABASE \`${myDb}\`; CREATE USER '${myUser}'@'127.0.0.1' IDENTIFIED BY '${PLANTED}'; GRANT SELECT ON \`${myDb}\`.* TO '${myUser}'@'127.0.0.1'`
+    )
   })
   afterAll(() => {
     mysql(`DROP USER IF EXISTS '${myUser}'@'127.0.0.1'; DROP DATABASE IF EXISTS \`${myDb}\``)
@@ -61,54 +65,80 @@ describe("a planted secret never reaches the catalog, an output or an error mess
     const secretDir = path.join(dir, `data-${PLANTED}`)
     fs.mkdirSync(secretDir)
     writeFile(secretDir, "notes.txt", "not a database\n")
-    writeFile(dir, ".env", [
-      `APP_DATABASE_URL=postgres://app:${PLANTED}@db.internal:5432/app`,
-      `PG_BADUSER=postgres://ldc_no_such_role:${PLANTED}@127.0.0.1:5432/postgres`,
-      `PG_NODB=postgres://postgres:${PLANTED}@127.0.0.1:5432/ldc_no_such_db_${suffix}`,
-      `PG_TRUSTED=postgres://postgres:${PLANTED}@127.0.0.1:5432/postgres`,
-      `PG_NOHOST=postgres://app:${PLANTED}@ldc-no-such-host.invalid:5432/app`,
-      `PG_DSN=host=127.0.0.1 port=1 user=app password=${PLANTED}`,
-      `MY_BADPASS=mysql://root:${PLANTED}@127.0.0.1:3306/mysql`,
-      `MY_NODB=mysql://${myUser}:${PLANTED}@127.0.0.1:3306/ldc_no_such_db_${suffix}`,
-      `MY_CLOSED=mysql://app:${PLANTED}@127.0.0.1:1/app`,
-      `MY_NOHOST=mysql://app:${PLANTED}@ldc-no-such-host.invalid:3306/app`,
-      "LITE_ENV=./.env",
-      `LITE_PATH=${path.join(secretDir, "notes.txt")}`,
-      ""
-    ].join("\n"))
+    writeFile(
+      dir,
+      ".env",
+      [
+        `APP_DATABASE_URL=postgres://app:${PLANTED}@db.internal:5432/app`,
+        `PG_BADUSER=postgres://ldc_no_such_role:${PLANTED}@127.0.0.1:5432/postgres`,
+        `PG_NODB=postgres://postgres:${PLANTED}@127.0.0.1:5432/ldc_no_such_db_${suffix}`,
+        `PG_TRUSTED=postgres://postgres:${PLANTED}@127.0.0.1:5432/postgres`,
+        `PG_NOHOST=postgres://app:${PLANTED}@ldc-no-such-host.invalid:5432/app`,
+        `PG_DSN=host=127.0.0.1 port=1 user=app password=${PLANTED}`,
+        `MY_BADPASS=mysql://root:${PLANTED}@127.0.0.1:3306/mysql`,
+        `MY_NODB=mysql://${myUser}:${PLANTED}@127.0.0.1:3306/ldc_no_such_db_${suffix}`,
+        `MY_CLOSED=mysql://app:${PLANTED}@127.0.0.1:1/app`,
+        `MY_NOHOST=mysql://app:${PLANTED}@ldc-no-such-host.invalid:3306/app`,
+        "LITE_ENV=./.env",
+        `LITE_PATH=${path.join(secretDir, "notes.txt")}`,
+        ""
+      ].join("\n")
+    )
     writeFile(dir, "dict.csv", "table,column,type\ncustomers,email,text\n")
     const pgSource = (id: string, ref: string) => `  - {id: ${id}, kind: postgres, driver: pg, connectionRef: ${ref}}`
     const mySource = (id: string, ref: string) => `  - {id: ${id}, kind: mysql, driver: mysql2, connectionRef: ${ref}}`
-    writeFile(dir, "catalog.yml", [
-      "sources:",
-      "  - {id: csv, kind: manual, driver: csv, path: dict.csv}",
-      pgSource("pg-baduser", "PG_BADUSER"),
-      pgSource("pg-nodb", "PG_NODB"),
-      pgSource("pg-trusted", "PG_TRUSTED"),
-      pgSource("pg-nohost", "PG_NOHOST"),
-      pgSource("pg-dsn", "PG_DSN"),
-      mySource("my-badpass", "MY_BADPASS"),
-      mySource("my-nodb", "MY_NODB"),
-      mySource("my-closed", "MY_CLOSED"),
-      mySource("my-nohost", "MY_NOHOST"),
-      "  - {id: env-csv, kind: manual, driver: csv, path: .env}",
-      "  - {id: env-dbt, kind: dbt, driver: dbt-manifest, path: .env, target: csv}",
-      "  - {id: lite-env, kind: sqlite, driver: \"node:sqlite\", connectionRef: LITE_ENV}",
-      "  - {id: lite-path, kind: sqlite, driver: \"node:sqlite\", connectionRef: LITE_PATH}",
-      ""
-    ].join("\n"))
-    const failing = ["pg-baduser", "pg-nodb", "pg-nohost", "pg-dsn", "my-badpass", "my-nodb", "my-closed", "my-nohost", "env-csv", "env-dbt", "lite-env", "lite-path"]
+    writeFile(
+      dir,
+      "catalog.yml",
+      [
+        "sources:",
+        "  - {id: csv, kind: manual, driver: csv, path: dict.csv}",
+        pgSource("pg-baduser", "PG_BADUSER"),
+        pgSource("pg-nodb", "PG_NODB"),
+        pgSource("pg-trusted", "PG_TRUSTED"),
+        pgSource("pg-nohost", "PG_NOHOST"),
+        pgSource("pg-dsn", "PG_DSN"),
+        mySource("my-badpass", "MY_BADPASS"),
+        mySource("my-nodb", "MY_NODB"),
+        mySource("my-closed", "MY_CLOSED"),
+        mySource("my-nohost", "MY_NOHOST"),
+        "  - {id: env-csv, kind: manual, driver: csv, path: .env}",
+        "  - {id: env-dbt, kind: dbt, driver: dbt-manifest, path: .env, target: csv}",
+        "  - {id: lite-env, kind: sqlite, driver: \"node:sqlite\", connectionRef: LITE_ENV}",
+        "  - {id: lite-path, kind: sqlite, driver: \"node:sqlite\", connectionRef: LITE_PATH}",
+        ""
+      ].join("\n")
+    )
+    const failing = [
+      "pg-baduser",
+      "pg-nodb",
+      "pg-nohost",
+      "pg-dsn",
+      "my-badpass",
+      "my-nodb",
+      "my-closed",
+      "my-nohost",
+      "env-csv",
+      "env-dbt",
+      "lite-env",
+      "lite-path"
+    ]
 
     const outputs: Array<{ readonly what: string; readonly text: string }> = []
     const run = (...args: Array<string>) => {
       const r = runCli(args, { cwd: dir })
-      outputs.push({ what: `${args.join(" ")} (stdout)`, text: r.stdout }, { what: `${args.join(" ")} (stderr)`, text: r.stderr })
+      outputs.push({ what: `${args.join(" ")} (stdout)`, text: r.stdout }, {
+        what: `${args.join(" ")} (stderr)`,
+        text: r.stderr
+      })
       return r
     }
 
     const start = run("start", "--json")
     expect(start.code, start.stdout + start.stderr).toBe(0)
-    const report = start.json as { sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }> }
+    const report = start.json as {
+      sources: ReadonlyArray<{ id: string; reached: boolean; error: { code: string; message: string } | null }>
+    }
     // Every planted failure really failed, with its registry code, so each error message was made and stored.
     for (const id of failing) {
       const s = report.sources.find((x) => x.id === id)

@@ -15,9 +15,15 @@ describe("team catalog file and evidence", () => {
 
   beforeAll(() => {
     const db = new DatabaseSync(dbFile)
-    db.exec("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT, notes TEXT); CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(customer_id)); CREATE TABLE products (product_id INTEGER PRIMARY KEY, title TEXT)")
+    db.exec(
+      "CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, email TEXT, notes TEXT); CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(customer_id)); CREATE TABLE products (product_id INTEGER PRIMARY KEY, title TEXT)"
+    )
     db.close()
-    writeFile(p.dir, "catalog.yml", "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n")
+    writeFile(
+      p.dir,
+      "catalog.yml",
+      "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n"
+    )
     expect(cli("start").code).toBe(0)
     expect(cli("classify", "set", "app/main/customers/notes", "special").code).toBe(0)
     expect(cli("annotate", "set", "app.customers", "purpose", "Orders and support").code).toBe(0)
@@ -28,11 +34,19 @@ describe("team catalog file and evidence", () => {
   it("export → import into an empty catalog → export is byte-identical, and carries who confirmed", () => {
     const first = cli("export")
     expect(first.code).toBe(0)
-    const file = JSON.parse(first.stdout) as { format: string; version: number; overrides: Array<unknown>; annotations: Array<{ field: string; status: string; by: string }> }
+    const file = JSON.parse(first.stdout) as {
+      format: string
+      version: number
+      overrides: Array<unknown>
+      annotations: Array<{ field: string; status: string; by: string }>
+    }
     expect(file.format).toBe("local-data-catalog/team-catalog")
     expect(Number.isInteger(file.version)).toBe(true)
     expect(file.overrides).toHaveLength(1)
-    expect(file.annotations.find((a) => a.field === "lawfulBasis")).toMatchObject({ status: "confirmed", by: "dpo@example.com" })
+    expect(file.annotations.find((a) => a.field === "lawfulBasis")).toMatchObject({
+      status: "confirmed",
+      by: "dpo@example.com"
+    })
     writeFile(p.dir, "team.json", first.stdout)
     const empty = tempProject()
     try {
@@ -58,23 +72,52 @@ describe("team catalog file and evidence", () => {
   it("a file that is not a team catalog: CATALOG_FILE_INVALID, nothing imported", () => {
     refused("x.json", JSON.stringify({ hello: 1 }), "CATALOG_FILE_INVALID")
     refused("y.json", "not json", "CATALOG_FILE_INVALID")
-    refused("z.json", JSON.stringify({ format: "local-data-catalog/team-catalog", version: "1" }), "CATALOG_FILE_INVALID")
+    refused(
+      "z.json",
+      JSON.stringify({ format: "local-data-catalog/team-catalog", version: "1" }),
+      "CATALOG_FILE_INVALID"
+    )
   })
 
   it("a newer version: CATALOG_VERSION_UNSUPPORTED, nothing imported", () => {
-    refused("v.json", JSON.stringify({ format: "local-data-catalog/team-catalog", version: 99, overrides: [{ column: "app/main/products/title", value: "personal", by: "x", at: "2030-01-01T00:00:00Z" }] }), "CATALOG_VERSION_UNSUPPORTED")
+    refused(
+      "v.json",
+      JSON.stringify({
+        format: "local-data-catalog/team-catalog",
+        version: 99,
+        overrides: [{ column: "app/main/products/title", value: "personal", by: "x", at: "2030-01-01T00:00:00Z" }]
+      }),
+      "CATALOG_VERSION_UNSUPPORTED"
+    )
   })
 
   it("a confirmed answer naming no confirmer refuses the whole file and names the row to fix with `by`", () => {
-    const r = refused("u.json", JSON.stringify({
-      format: "local-data-catalog/team-catalog",
-      version: 1,
-      overrides: [{ column: "app/main/products/title", value: "personal", by: "x", at: "2030-01-01T00:00:00Z" }],
-      annotations: [
-        { activity: "app.customers", field: "retention", value: "10 years", status: "suggested", by: "a@b.c", at: "2030-01-01T00:00:00Z" },
-        { activity: "app.customers", field: "transfers", value: "None", status: "confirmed", at: "2030-01-01T00:00:00Z" }
-      ]
-    }), "ROPA_CONFIRM_UNATTRIBUTED")
+    const r = refused(
+      "u.json",
+      JSON.stringify({
+        format: "local-data-catalog/team-catalog",
+        version: 1,
+        overrides: [{ column: "app/main/products/title", value: "personal", by: "x", at: "2030-01-01T00:00:00Z" }],
+        annotations: [
+          {
+            activity: "app.customers",
+            field: "retention",
+            value: "10 years",
+            status: "suggested",
+            by: "a@b.c",
+            at: "2030-01-01T00:00:00Z"
+          },
+          {
+            activity: "app.customers",
+            field: "transfers",
+            value: "None",
+            status: "confirmed",
+            at: "2030-01-01T00:00:00Z"
+          }
+        ]
+      }),
+      "ROPA_CONFIRM_UNATTRIBUTED"
+    )
     const e = (r.json as { error: { message: string; fix: string } }).error
     expect(e.message).toContain("annotations[1] app.customers.transfers")
     expect(e.fix).toContain("\"by\"")
@@ -85,18 +128,28 @@ describe("team catalog file and evidence", () => {
     const r = cli("evidence", "--out", out, "--json")
     expect(r.code).toBe(0)
     const m = r.json as { artifacts: Array<{ file: string; sha256: string }> }
-    expect(m.artifacts.map((a) => a.file).sort()).toEqual(["changes.json", "dora.json", "provenance.json", "ropa.json", "ropa.md"])
+    expect(m.artifacts.map((a) => a.file).sort()).toEqual([
+      "changes.json",
+      "dora.json",
+      "provenance.json",
+      "ropa.json",
+      "ropa.md"
+    ])
     for (const a of m.artifacts) expect(a.sha256).toMatch(/^[0-9a-f]{64}$/)
     expect(fs.readFileSync(path.join(out, "ropa.md"), "utf8")).toContain("DRAFT, not an official record")
     expect(cli("evidence", "--verify", out).code).toBe(0)
     fs.appendFileSync(path.join(out, "ropa.md"), "\nedited by hand\n")
     const bad = cli("evidence", "--verify", out, "--json")
     expect(bad.code).toBe(1)
-    expect((bad.json as { error: { code: string; message: string; param: string } }).error).toMatchObject({ code: "EVIDENCE_HASH_MISMATCH", param: "ropa.md" })
+    expect((bad.json as { error: { code: string; message: string; param: string } }).error).toMatchObject({
+      code: "EVIDENCE_HASH_MISMATCH",
+      param: "ropa.md"
+    })
   })
 
   describe("never a silent overwrite", () => {
-    const errorOf = (r: { json: unknown }) => (r.json as { error: { code: string; message: string; fix?: string; param?: string } }).error
+    const errorOf = (r: { json: unknown }) =>
+      (r.json as { error: { code: string; message: string; fix?: string; param?: string } }).error
     const listing = (dir: string) => fs.readdirSync(dir).sort()
 
     it("export --out <existing file>: CONFIRM_REQUIRED (fix names --yes), the file untouched; with --yes it is replaced whole", () => {
@@ -143,7 +196,14 @@ describe("team catalog file and evidence", () => {
       const ok = cli("evidence", "--out", "ev", "--yes", "--json")
       expect(ok.code, ok.stdout).toBe(0)
       expect(fs.readFileSync(manifest, "utf8")).not.toBe(first)
-      expect(listing(path.join(p.dir, "ev"))).toEqual(["changes.json", "dora.json", "manifest.json", "provenance.json", "ropa.json", "ropa.md"])
+      expect(listing(path.join(p.dir, "ev"))).toEqual([
+        "changes.json",
+        "dora.json",
+        "manifest.json",
+        "provenance.json",
+        "ropa.json",
+        "ropa.md"
+      ])
       expect(cli("evidence", "--verify", "ev").code).toBe(0)
       expect(fs.readdirSync(p.dir).filter((f) => f.includes(".tmp") || f.includes(".old"))).toEqual([])
     })

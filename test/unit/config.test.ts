@@ -1,8 +1,8 @@
 import { Either } from "effect"
-import { describe, expect, it } from "vitest"
-import { parseConfigText } from "../../src/services/ConfigFile.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { parseConfigText } from "../../src/services/ConfigFile.js"
 
 const fail = (text: string) => {
   const r = parseConfigText(text, "catalog.yml")
@@ -19,7 +19,9 @@ describe("catalog.yml validation", () => {
   })
 
   it("names the bad key and its line", () => {
-    const e = fail("version: 1\nsources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: 12 bad name\n")
+    const e = fail(
+      "version: 1\nsources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: 12 bad name\n"
+    )
     expect(e.code).toBe("CONFIG_INVALID")
     expect(e.message).toContain("catalog.yml:6")
     expect(e.message).toContain("sources.0.connectionRef")
@@ -44,7 +46,9 @@ describe("catalog.yml validation", () => {
   })
 
   it("refuses a duplicate source id", () => {
-    const e = fail("sources:\n  - {id: a, kind: sqlite, driver: node:sqlite, connectionRef: A}\n  - {id: a, kind: sqlite, driver: node:sqlite, connectionRef: B}\n")
+    const e = fail(
+      "sources:\n  - {id: a, kind: sqlite, driver: node:sqlite, connectionRef: A}\n  - {id: a, kind: sqlite, driver: node:sqlite, connectionRef: B}\n"
+    )
     expect(e.message).toContain("used twice")
     expect(e.message).toContain("catalog.yml:3")
   })
@@ -69,7 +73,13 @@ describe("catalog.yml: YAML a user can type never crashes the reader (CONFIG_INV
   })
 
   it("a bomb hidden inside a source's key is refused the same way", () => {
-    const e = fail(`sources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: A\n    schemas: &x [${Array.from({ length: 400 }, () => "a").join(", ")}]\n  - id: b\n    kind: postgres\n    driver: pg\n    connectionRef: B\n    schemas: [${Array.from({ length: 30 }, () => "*x").join(", ")}]\n`)
+    const e = fail(
+      `sources:\n  - id: app\n    kind: postgres\n    driver: pg\n    connectionRef: A\n    schemas: &x [${
+        Array.from({ length: 400 }, () => "a").join(", ")
+      }]\n  - id: b\n    kind: postgres\n    driver: pg\n    connectionRef: B\n    schemas: [${
+        Array.from({ length: 30 }, () => "*x").join(", ")
+      }]\n`
+    )
     expect(e.message).toMatch(/^catalog\.yml:11: aliases expand/)
   })
 
@@ -79,7 +89,10 @@ describe("catalog.yml: YAML a user can type never crashes the reader (CONFIG_INV
     expect(e.message).toContain("catalog.yml:3")
     expect(e.message).toContain("*nowhere")
     // A modest alias that resolves is still fine.
-    const r = parseConfigText("sources:\n  - { id: a, kind: postgres, driver: pg, connectionRef: A, region: &r eu-west-1 }\n  - { id: b, kind: postgres, driver: pg, connectionRef: B, region: *r }\n", "catalog.yml")
+    const r = parseConfigText(
+      "sources:\n  - { id: a, kind: postgres, driver: pg, connectionRef: A, region: &r eu-west-1 }\n  - { id: b, kind: postgres, driver: pg, connectionRef: B, region: *r }\n",
+      "catalog.yml"
+    )
     expect(Either.isRight(r)).toBe(true)
   })
 
@@ -108,7 +121,8 @@ describe("catalog.yml: YAML a user can type never crashes the reader (CONFIG_INV
 })
 
 describe("catalog.yml: every key whose value cannot work is refused, naming the key and its line", () => {
-  const source = (lines: ReadonlyArray<string>) => ["version: 1", "sources:", "  - id: app", ...lines.map((l) => `    ${l}`), ""].join("\n")
+  const source = (lines: ReadonlyArray<string>) =>
+    ["version: 1", "sources:", "  - id: app", ...lines.map((l) => `    ${l}`), ""].join("\n")
   const refused = (text: string, key: string, line: number, ...words: ReadonlyArray<string>) => {
     const e = fail(text)
     expect(e.code).toBe("CONFIG_INVALID")
@@ -119,10 +133,22 @@ describe("catalog.yml: every key whose value cannot work is refused, naming the 
   }
 
   it("every built-in kind with another kind's driver", () => {
-    const drivers: Record<string, string> = { postgres: "pg", mysql: "mysql2", sqlite: "node:sqlite", manual: "csv", dbt: "dbt-manifest" }
+    const drivers: Record<string, string> = {
+      postgres: "pg",
+      mysql: "mysql2",
+      sqlite: "node:sqlite",
+      manual: "csv",
+      dbt: "dbt-manifest"
+    }
     for (const [kind, own] of Object.entries(drivers)) {
       for (const [, other] of Object.entries(drivers).filter(([k]) => k !== kind)) {
-        const e = refused(source([`kind: ${kind}`, `driver: ${other}`, "connectionRef: A"]), "sources.0.driver", 5, kind, own)
+        const e = refused(
+          source([`kind: ${kind}`, `driver: ${other}`, "connectionRef: A"]),
+          "sources.0.driver",
+          5,
+          kind,
+          own
+        )
         expect(e.message).toContain(`"${other}"`)
       }
       refused(source([`kind: ${kind}`, "driver: jdbc", "connectionRef: A"]), "sources.0.driver", 5, "jdbc")
@@ -143,19 +169,36 @@ describe("catalog.yml: every key whose value cannot work is refused, naming the 
   })
 
   it("a postgres source with driver mysql2 (the reported case)", () => {
-    refused(source(["kind: postgres", "driver: mysql2", "connectionRef: PG_URL"]), "sources.0.driver", 5, "a postgres source uses driver pg")
+    refused(
+      source(["kind: postgres", "driver: mysql2", "connectionRef: PG_URL"]),
+      "sources.0.driver",
+      5,
+      "a postgres source uses driver pg"
+    )
   })
 
   it("source ids that differ only in case", () => {
-    const text = "sources:\n  - { id: app, kind: postgres, driver: pg, connectionRef: A }\n  - { id: App, kind: postgres, driver: pg, connectionRef: B }\n"
+    const text =
+      "sources:\n  - { id: app, kind: postgres, driver: pg, connectionRef: A }\n  - { id: App, kind: postgres, driver: pg, connectionRef: B }\n"
     refused(text, "sources.1.id", 3, "\"App\"", "\"app\"", "case")
-    const three = "sources:\n  - { id: shop, kind: postgres, driver: pg, connectionRef: A }\n  - { id: crm, kind: postgres, driver: pg, connectionRef: B }\n  - { id: SHOP, kind: mysql, driver: mysql2, connectionRef: C }\n"
+    const three =
+      "sources:\n  - { id: shop, kind: postgres, driver: pg, connectionRef: A }\n  - { id: crm, kind: postgres, driver: pg, connectionRef: B }\n  - { id: SHOP, kind: mysql, driver: mysql2, connectionRef: C }\n"
     refused(three, "sources.2.id", 4, "SHOP")
   })
 
   it("schemas: [] (an empty list would scan nothing), and an empty schema name", () => {
-    refused(source(["kind: postgres", "driver: pg", "connectionRef: A", "schemas: []"]), "sources.0.schemas", 7, "scans nothing")
-    refused(source(["kind: mysql", "driver: mysql2", "connectionRef: A", "schemas: [shop, \"\"]"]), "sources.0.schemas.1", 7, "empty")
+    refused(
+      source(["kind: postgres", "driver: pg", "connectionRef: A", "schemas: []"]),
+      "sources.0.schemas",
+      7,
+      "scans nothing"
+    )
+    refused(
+      source(["kind: mysql", "driver: mysql2", "connectionRef: A", "schemas: [shop, \"\"]"]),
+      "sources.0.schemas.1",
+      7,
+      "empty"
+    )
   })
 
   it("a key the kind needs is missing (named at the source's line)", () => {
@@ -163,14 +206,39 @@ describe("catalog.yml: every key whose value cannot work is refused, naming the 
     refused(source(["kind: sqlite", "driver: node:sqlite"]), "sources.0.connectionRef", 3, "connectionRef")
     refused(source(["kind: manual", "driver: csv"]), "sources.0.path", 3, "path")
     refused(source(["kind: dbt", "driver: dbt-manifest", "target: wh"]), "sources.0.path", 3, "manifest")
-    refused(source(["kind: dbt", "driver: dbt-manifest", "path: target/manifest.json"]), "sources.0.target", 3, "warehouse")
+    refused(
+      source(["kind: dbt", "driver: dbt-manifest", "path: target/manifest.json"]),
+      "sources.0.target",
+      3,
+      "warehouse"
+    )
   })
 
   it("a key the kind never reads (it would silently do nothing)", () => {
-    refused(source(["kind: postgres", "driver: pg", "connectionRef: A", "path: db.csv"]), "sources.0.path", 7, "does not apply")
-    refused(source(["kind: mysql", "driver: mysql2", "connectionRef: A", "target: wh"]), "sources.0.target", 7, "does not apply")
-    refused(source(["kind: sqlite", "driver: node:sqlite", "connectionRef: A", "schemas: [main]"]), "sources.0.schemas", 7, "postgres, mysql")
-    refused(source(["kind: manual", "driver: csv", "path: d.csv", "schemas: [x]"]), "sources.0.schemas", 7, "does not apply")
+    refused(
+      source(["kind: postgres", "driver: pg", "connectionRef: A", "path: db.csv"]),
+      "sources.0.path",
+      7,
+      "does not apply"
+    )
+    refused(
+      source(["kind: mysql", "driver: mysql2", "connectionRef: A", "target: wh"]),
+      "sources.0.target",
+      7,
+      "does not apply"
+    )
+    refused(
+      source(["kind: sqlite", "driver: node:sqlite", "connectionRef: A", "schemas: [main]"]),
+      "sources.0.schemas",
+      7,
+      "postgres, mysql"
+    )
+    refused(
+      source(["kind: manual", "driver: csv", "path: d.csv", "schemas: [x]"]),
+      "sources.0.schemas",
+      7,
+      "does not apply"
+    )
   })
 
   it("empty path and target values", () => {
@@ -179,10 +247,10 @@ describe("catalog.yml: every key whose value cannot work is refused, naming the 
   })
 
   it("a dbt target that is not a configured warehouse source", () => {
-    const text = (target: string) => `sources:\n  - { id: wh, kind: postgres, driver: pg, connectionRef: A }\n  - id: dbt\n    kind: dbt\n    driver: dbt-manifest\n    path: target/manifest.json\n    target: ${target}\n`
+    const text = (target: string) =>
+      `sources:\n  - { id: wh, kind: postgres, driver: pg, connectionRef: A }\n  - id: dbt\n    kind: dbt\n    driver: dbt-manifest\n    path: target/manifest.json\n    target: ${target}\n`
     refused(text("nowhere"), "sources.1.target", 7, "\"nowhere\"", "wh")
     refused(text("dbt"), "sources.1.target", 7, "itself a dbt source")
     expect(Either.isRight(parseConfigText(text("wh"), "catalog.yml"))).toBe(true)
   })
-
 })

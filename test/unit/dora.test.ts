@@ -6,19 +6,36 @@
 import { unzipSync } from "fflate"
 import { describe, expect, it } from "vitest"
 import { buildPackage, packageNamePattern, zipPackage } from "../../src/dora/package.js"
-import { buildRegister, doraRegisterFrom, type DoraCell, type DoraEntity } from "../../src/dora/register.js"
+import { buildRegister, type DoraCell, type DoraEntity, doraRegisterFrom } from "../../src/dora/register.js"
 import { decodeRowKey, doraTemplates, encodeRowKey, findColumn, findTable } from "../../src/dora/templates.js"
-import { cellProblem, isCalendarDate, isCountryCode, isCurrencyCode, isValidLei, leiCheckDigits, leiProblem, normaliseInput, resolveEnum } from "../../src/dora/validate.js"
+import {
+  cellProblem,
+  isCalendarDate,
+  isCountryCode,
+  isCurrencyCode,
+  isValidLei,
+  leiCheckDigits,
+  leiProblem,
+  normaliseInput,
+  resolveEnum
+} from "../../src/dora/validate.js"
 
 const templates = doraTemplates()
 const table = (code: string) => findTable(templates, code)!
 const column = (t: string, c: string) => findColumn(table(t), c)!
 const norm = (t: string, c: string, v: string) => normaliseInput(templates, table(t), column(t, c), v)
-const problem = (t: string, c: string, v: string, row: Record<string, string> = {}) => cellProblem(templates, table(t), column(t, c), v, row)
+const problem = (t: string, c: string, v: string, row: Record<string, string> = {}) =>
+  cellProblem(templates, table(t), column(t, c), v, row)
 
 describe("ISO 17442 LEI check digits (MOD 97-10)", () => {
   // Published LEIs: GLEIF, Deutsche Bank AG, BNP Paribas, Apple Inc., The Goldman Sachs Group.
-  const real = ["506700GE1G29325QX363", "7LTWFZYICNSX8D621K86", "R0MUWSFPU8MPRO8K5P83", "HWUPKR0MPOU8FGXBT394", "784F5XWPLTWKTBV3E584"]
+  const real = [
+    "506700GE1G29325QX363",
+    "7LTWFZYICNSX8D621K86",
+    "R0MUWSFPU8MPRO8K5P83",
+    "HWUPKR0MPOU8FGXBT394",
+    "784F5XWPLTWKTBV3E584"
+  ]
 
   it("accepts real LEIs and recomputes their check digits", () => {
     for (const lei of real) {
@@ -51,7 +68,18 @@ describe("ISO 17442 LEI check digits (MOD 97-10)", () => {
 describe("dates and code lists", () => {
   it("dates are real calendar days written YYYY-MM-DD", () => {
     for (const d of ["2024-02-29", "2025-12-31", "9999-12-31", "2000-02-29"]) expect(isCalendarDate(d), d).toBe(true)
-    for (const d of ["2023-02-29", "1900-02-29", "2025-13-01", "2025-04-31", "2025-00-10", "2025-1-01", "31/12/2025", "2025-12-31T00:00:00"]) expect(isCalendarDate(d), d).toBe(false)
+    for (
+      const d of [
+        "2023-02-29",
+        "1900-02-29",
+        "2025-13-01",
+        "2025-04-31",
+        "2025-00-10",
+        "2025-1-01",
+        "31/12/2025",
+        "2025-12-31T00:00:00"
+      ]
+    ) expect(isCalendarDate(d), d).toBe(false)
   })
 
   it("countries are assigned ISO 3166-1 alpha-2 codes", () => {
@@ -133,14 +161,34 @@ describe("cell validity", () => {
 
 describe("tables, columns and row keys", () => {
   it("finds tables and columns in the usual spellings", () => {
-    for (const s of ["B_01.02", "b_01.02", "b_01.02.csv", "B.01.02"]) expect(findTable(templates, s)?.code, s).toBe("B_01.02")
+    for (const s of ["B_01.02", "b_01.02", "b_01.02.csv", "B.01.02"]) {
+      expect(findTable(templates, s)?.code, s).toBe("B_01.02")
+    }
     expect(findTable(templates, "B_08.01")).toBeUndefined()
-    for (const s of ["c0020", "C0020", "0020", "B_01.02.0020"]) expect(findColumn(table("B_01.02"), s)?.code, s).toBe("c0020")
+    for (const s of ["c0020", "C0020", "0020", "B_01.02.0020"]) {
+      expect(findColumn(table("B_01.02"), s)?.code, s).toBe("c0020")
+    }
     expect(findColumn(table("B_01.02"), "c0120")).toBeUndefined()
   })
 
   it("every table of the taxonomy is there, with its CSV file and key columns", () => {
-    expect(templates.tables.map((t) => t.code)).toEqual(["B_01.01", "B_01.02", "B_01.03", "B_02.01", "B_02.02", "B_02.03", "B_03.01", "B_03.02", "B_03.03", "B_04.01", "B_05.01", "B_05.02", "B_06.01", "B_07.01", "B_99.01"])
+    expect(templates.tables.map((t) => t.code)).toEqual([
+      "B_01.01",
+      "B_01.02",
+      "B_01.03",
+      "B_02.01",
+      "B_02.02",
+      "B_02.03",
+      "B_03.01",
+      "B_03.02",
+      "B_03.03",
+      "B_04.01",
+      "B_05.01",
+      "B_05.02",
+      "B_06.01",
+      "B_07.01",
+      "B_99.01"
+    ])
     for (const t of templates.tables) expect(t.csv_file).toBe(`${t.code.toLowerCase()}.csv`)
     expect(table("B_02.02").row_key).toEqual(["c0010", "c0020", "c0030", "c0050", "c0060", "c0130", "c0150", "c0160"])
   })
@@ -158,19 +206,79 @@ const P = "5299000CLOUDPROV0184"
 const entity: DoraEntity = { lei: E, name: "Example Bank AG", country: "DE", currency: "EUR" }
 const rows: Record<string, Record<string, Record<string, string>>> = {
   "B_01.01": { [E]: { c0040: "eba_CT:x12", c0050: "BaFin", c0060: "2025-01-15" } },
-  "B_01.02": { [E]: { c0040: "eba_CT:x12", c0050: "eba_RP:x21", c0060: E, c0070: "2025-01-10", c0080: "2024-01-01", c0090: "9999-12-31", c0110: "125000000" } },
+  "B_01.02": {
+    [E]: {
+      c0040: "eba_CT:x12",
+      c0050: "eba_RP:x21",
+      c0060: E,
+      c0070: "2025-01-10",
+      c0080: "2024-01-01",
+      c0090: "9999-12-31",
+      c0110: "125000000"
+    }
+  },
   "B_02.01": { "CTR-001": { c0010: "CTR-001", c0020: "eba_CO:x1", c0040: "eba_CU:EUR", c0050: "250000" } },
-  "B_02.02": { [`CTR-001|${E}|${P}|F1|eba_TA:S19|eba_GA:IE|eba_GA:IE|eba_GA:IE`]: { c0040: "eba_qCO:qx2000", c0070: "2023-01-01", c0080: "9999-12-31", c0100: "90", c0110: "180", c0120: "eba_GA:DE", c0140: "eba_BT:x28", c0170: "eba_ZZ:x793", c0180: "eba_ZZ:x797" } },
+  "B_02.02": {
+    [`CTR-001|${E}|${P}|F1|eba_TA:S19|eba_GA:IE|eba_GA:IE|eba_GA:IE`]: {
+      c0040: "eba_qCO:qx2000",
+      c0070: "2023-01-01",
+      c0080: "9999-12-31",
+      c0100: "90",
+      c0110: "180",
+      c0120: "eba_GA:DE",
+      c0140: "eba_BT:x28",
+      c0170: "eba_ZZ:x793",
+      c0180: "eba_ZZ:x797"
+    }
+  },
   "B_03.01": { [`CTR-001|${E}`]: { c0030: "true" } },
   "B_03.02": { [`CTR-001|${P}`]: { c0030: "eba_qCO:qx2000" } },
   "B_04.01": { [`CTR-001|${E}|Not applicable`]: { c0030: "eba_ZZ:x839" } },
-  "B_05.01": { [P]: { c0020: "eba_qCO:qx2000", c0050: "Cloud Provider SE", c0060: "Cloud Provider SE", c0070: "eba_CT:x212", c0080: "eba_GA:IE", c0090: "eba_CU:EUR", c0100: "250000", c0110: P, c0120: "eba_qCO:qx2000" } },
+  "B_05.01": {
+    [P]: {
+      c0020: "eba_qCO:qx2000",
+      c0050: "Cloud Provider SE",
+      c0060: "Cloud Provider SE",
+      c0070: "eba_CT:x212",
+      c0080: "eba_GA:IE",
+      c0090: "eba_CU:EUR",
+      c0100: "250000",
+      c0110: P,
+      c0120: "eba_qCO:qx2000"
+    }
+  },
   "B_05.02": { [`CTR-001|eba_TA:S19|${P}|1|${P}`]: { c0040: "eba_qCO:qx2000", c0070: "eba_qCO:qx2000" } },
-  "B_06.01": { [`F1|${E}`]: { c0020: "eba_TA:x162", c0030: "Payments", c0050: "eba_BT:x28", c0060: "Core payment service", c0070: "2024-11-30", c0080: "4", c0090: "1", c0100: "eba_ZZ:x793" } },
-  "B_07.01": { [`CTR-001|${P}|eba_TA:S19`]: { c0030: "eba_qCO:qx2000", c0050: "eba_ZZ:x960", c0060: "eba_ZZ:x964", c0070: "2024-10-01", c0080: "eba_BT:x28", c0090: "eba_ZZ:x966", c0100: "eba_ZZ:x793", c0110: "eba_BT:x28" } }
+  "B_06.01": {
+    [`F1|${E}`]: {
+      c0020: "eba_TA:x162",
+      c0030: "Payments",
+      c0050: "eba_BT:x28",
+      c0060: "Core payment service",
+      c0070: "2024-11-30",
+      c0080: "4",
+      c0090: "1",
+      c0100: "eba_ZZ:x793"
+    }
+  },
+  "B_07.01": {
+    [`CTR-001|${P}|eba_TA:S19`]: {
+      c0030: "eba_qCO:qx2000",
+      c0050: "eba_ZZ:x960",
+      c0060: "eba_ZZ:x964",
+      c0070: "2024-10-01",
+      c0080: "eba_BT:x28",
+      c0090: "eba_ZZ:x966",
+      c0100: "eba_ZZ:x793",
+      c0110: "eba_BT:x28"
+    }
+  }
 }
 const toCells = (r: typeof rows): Array<DoraCell> =>
-  Object.entries(r).flatMap(([table_code, byKey]) => Object.entries(byKey).flatMap(([row_key, cs]) => Object.entries(cs).map(([column_code, value]) => ({ table_code, row_key, column_code, value }))))
+  Object.entries(r).flatMap(([table_code, byKey]) =>
+    Object.entries(byKey).flatMap(([row_key, cs]) =>
+      Object.entries(cs).map(([column_code, value]) => ({ table_code, row_key, column_code, value }))
+    )
+  )
 const withCell = (t: string, key: string, col: string, value: string | null) => {
   const copy = JSON.parse(JSON.stringify(rows)) as typeof rows
   const row = copy[t]![key] ?? (copy[t]![key] = {})
@@ -179,7 +287,8 @@ const withCell = (t: string, key: string, col: string, value: string | null) => 
   return toCells(copy)
 }
 const now = new Date("2026-03-01T12:00:00Z")
-const violationsOf = (cells: Array<DoraCell>, e: DoraEntity = entity) => buildRegister(cells, e, templates, { now }).validation.violations
+const violationsOf = (cells: Array<DoraCell>, e: DoraEntity = entity) =>
+  buildRegister(cells, e, templates, { now }).validation.violations
 
 describe("the register as a whole", () => {
   it("a complete register validates; catalog.yml pre-fills the entity", () => {
@@ -191,11 +300,19 @@ describe("the register as a whole", () => {
     expect(b0101.prefilled).toEqual(["c0010", "c0020", "c0030"])
     const own = reg.tables.find((t) => t.code === "B_01.02")!.rows[0]!
     expect(own.cells["c0100"]).toBe("eba_CU:EUR")
-    expect(reg.parameters).toEqual({ entityID: `rs:${E}.IND`, refPeriod: "2025-12-31", baseCurrency: "iso4217:EUR", decimalsInteger: "0", decimalsMonetary: "-3" })
+    expect(reg.parameters).toEqual({
+      entityID: `rs:${E}.IND`,
+      refPeriod: "2025-12-31",
+      baseCurrency: "iso4217:EUR",
+      decimalsInteger: "0",
+      decimalsMonetary: "-3"
+    })
   })
 
   it("a person's cell wins over the pre-fill", () => {
-    const reg = buildRegister(withCell("B_01.01", E, "c0020", "Example Bank Aktiengesellschaft"), entity, templates, { now })
+    const reg = buildRegister(withCell("B_01.01", E, "c0020", "Example Bank Aktiengesellschaft"), entity, templates, {
+      now
+    })
     const row = reg.tables.find((t) => t.code === "B_01.01")!.rows[0]!
     expect(row.cells["c0020"]).toBe("Example Bank Aktiengesellschaft")
     expect(row.prefilled).toEqual(["c0010", "c0030"])
@@ -209,30 +326,84 @@ describe("the register as a whole", () => {
   })
 
   it("each kind of violation is located by table, row key and column", () => {
-    expect(violationsOf(withCell("B_05.01", P, "c0110", "5299000CLOUDPROV0185"))).toContainEqual(expect.objectContaining({ table: "B_05.01", rowKey: P, column: "c0110", reason: expect.stringMatching(/check digits/) }))
-    expect(violationsOf(withCell("B_06.01", `F1|${E}`, "c0070", "2024-02-30"))).toContainEqual({ table: "B_06.01", rowKey: `F1|${E}`, column: "c0070", reason: expect.stringMatching(/not a valid date/) })
-    expect(violationsOf(withCell("B_05.01", P, "c0080", "eba_GA:XX"))).toContainEqual({ table: "B_05.01", rowKey: P, column: "c0080", reason: expect.stringMatching(/unknown country "XX"/) })
-    expect(violationsOf(withCell("B_05.01", P, "c0050", null))).toContainEqual({ table: "B_05.01", rowKey: P, column: "c0050", reason: expect.stringMatching(/mandatory column c0050/) })
-    expect(violationsOf(withCell("B_03.01", `CTR-002|${E}`, "c0030", "true"))).toContainEqual({ table: "B_03.01", rowKey: `CTR-002|${E}`, column: "c0010", reason: expect.stringMatching(/dangling reference.*B_02\.01/) })
-    expect(violationsOf(withCell("B_06.01", `F1|${E}`, "c0050", "eba_BT:x99"))).toContainEqual(expect.objectContaining({ table: "B_06.01", column: "c0050", reason: expect.stringMatching(/closed list/) }))
+    expect(violationsOf(withCell("B_05.01", P, "c0110", "5299000CLOUDPROV0185"))).toContainEqual(
+      expect.objectContaining({
+        table: "B_05.01",
+        rowKey: P,
+        column: "c0110",
+        reason: expect.stringMatching(/check digits/)
+      })
+    )
+    expect(violationsOf(withCell("B_06.01", `F1|${E}`, "c0070", "2024-02-30"))).toContainEqual({
+      table: "B_06.01",
+      rowKey: `F1|${E}`,
+      column: "c0070",
+      reason: expect.stringMatching(/not a valid date/)
+    })
+    expect(violationsOf(withCell("B_05.01", P, "c0080", "eba_GA:XX"))).toContainEqual({
+      table: "B_05.01",
+      rowKey: P,
+      column: "c0080",
+      reason: expect.stringMatching(/unknown country "XX"/)
+    })
+    expect(violationsOf(withCell("B_05.01", P, "c0050", null))).toContainEqual({
+      table: "B_05.01",
+      rowKey: P,
+      column: "c0050",
+      reason: expect.stringMatching(/mandatory column c0050/)
+    })
+    expect(violationsOf(withCell("B_03.01", `CTR-002|${E}`, "c0030", "true"))).toContainEqual({
+      table: "B_03.01",
+      rowKey: `CTR-002|${E}`,
+      column: "c0010",
+      reason: expect.stringMatching(/dangling reference.*B_02\.01/)
+    })
+    expect(violationsOf(withCell("B_06.01", `F1|${E}`, "c0050", "eba_BT:x99"))).toContainEqual(
+      expect.objectContaining({ table: "B_06.01", column: "c0050", reason: expect.stringMatching(/closed list/) })
+    )
   })
 
   it("a bad LEI in catalog.yml is reported on the pre-filled cell", () => {
-    const v = violationsOf(toCells({ ...rows, "B_01.01": {}, "B_01.02": {} }), { ...entity, lei: "969500EXAMPLEBANK038" })
-    expect(v).toContainEqual({ table: "B_01.01", rowKey: "969500EXAMPLEBANK038", column: "c0010", reason: expect.stringMatching(/check digits.*pre-filled from dora\.entity/) })
+    const v = violationsOf(toCells({ ...rows, "B_01.01": {}, "B_01.02": {} }), {
+      ...entity,
+      lei: "969500EXAMPLEBANK038"
+    })
+    expect(v).toContainEqual({
+      table: "B_01.01",
+      rowKey: "969500EXAMPLEBANK038",
+      column: "c0010",
+      reason: expect.stringMatching(/check digits.*pre-filled from dora\.entity/)
+    })
   })
 
   it("conditional obligations: critical functions, subsequent arrangements, branches, total assets", () => {
     const k0202 = `CTR-001|${E}|${P}|F1|eba_TA:S19|eba_GA:IE|eba_GA:IE|eba_GA:IE`
-    expect(violationsOf(withCell("B_02.02", k0202, "c0180", null))).toContainEqual(expect.objectContaining({ table: "B_02.02", rowKey: k0202, column: "c0180", reason: expect.stringMatching(/critical or important/) }))
-    expect(violationsOf(withCell("B_02.01", "CTR-001", "c0020", "eba_CO:x3"))).toContainEqual(expect.objectContaining({ table: "B_02.01", rowKey: "CTR-001", column: "c0030" }))
-    expect(violationsOf(withCell("B_01.02", E, "c0110", null))).toContainEqual(expect.objectContaining({ table: "B_01.02", rowKey: E, column: "c0110" }))
-    expect(violationsOf(withCell("B_04.01", `CTR-001|${E}|Not applicable`, "c0030", "eba_ZZ:x838"))).toContainEqual(expect.objectContaining({ table: "B_04.01", column: "c0040" }))
-    expect(violationsOf(withCell("B_07.01", `CTR-001|${P}|eba_TA:S19`, "c0060", null))).toContainEqual(expect.objectContaining({ table: "B_07.01", column: "c0060" }))
+    expect(violationsOf(withCell("B_02.02", k0202, "c0180", null))).toContainEqual(
+      expect.objectContaining({
+        table: "B_02.02",
+        rowKey: k0202,
+        column: "c0180",
+        reason: expect.stringMatching(/critical or important/)
+      })
+    )
+    expect(violationsOf(withCell("B_02.01", "CTR-001", "c0020", "eba_CO:x3"))).toContainEqual(
+      expect.objectContaining({ table: "B_02.01", rowKey: "CTR-001", column: "c0030" })
+    )
+    expect(violationsOf(withCell("B_01.02", E, "c0110", null))).toContainEqual(
+      expect.objectContaining({ table: "B_01.02", rowKey: E, column: "c0110" })
+    )
+    expect(violationsOf(withCell("B_04.01", `CTR-001|${E}|Not applicable`, "c0030", "eba_ZZ:x838"))).toContainEqual(
+      expect.objectContaining({ table: "B_04.01", column: "c0040" })
+    )
+    expect(violationsOf(withCell("B_07.01", `CTR-001|${P}|eba_TA:S19`, "c0060", null))).toContainEqual(
+      expect.objectContaining({ table: "B_07.01", column: "c0060" })
+    )
   })
 
   it("doraRegisterFrom is the same register over the bundled templates", () => {
-    expect(doraRegisterFrom(toCells(rows), entity, { now })).toEqual(buildRegister(toCells(rows), entity, templates, { now }))
+    expect(doraRegisterFrom(toCells(rows), entity, { now })).toEqual(
+      buildRegister(toCells(rows), entity, templates, { now })
+    )
   })
 })
 
@@ -247,16 +418,34 @@ describe("the xBRL-CSV package", () => {
 
   it("holds META-INF/reportPackage.json, report.json, parameters, filing indicators and one CSV per table", () => {
     expect(pkg.files.map((f) => f.path)).toEqual([
-      "META-INF/reportPackage.json", "reports/report.json", "reports/parameters.csv", "reports/FilingIndicators.csv",
+      "META-INF/reportPackage.json",
+      "reports/report.json",
+      "reports/parameters.csv",
+      "reports/FilingIndicators.csv",
       ...templates.tables.map((t) => `reports/${t.code.toLowerCase()}.csv`)
     ])
     const file = (p: string) => pkg.files.find((f) => f.path === p)!.content
-    expect(JSON.parse(file("META-INF/reportPackage.json"))).toEqual({ documentInfo: { documentType: "https://xbrl.org/report-package/2023" } })
-    expect(JSON.parse(file("reports/report.json"))).toEqual({ documentInfo: { documentType: "https://xbrl.org/2021/xbrl-csv", extends: ["http://www.eba.europa.eu/eu/fr/xbrl/crr/fws/dora/4.0/mod/dora.json"] } })
-    expect(file("reports/parameters.csv")).toBe(`name,value\nentityID,rs:${E}.IND\nrefPeriod,2025-12-31\nbaseCurrency,iso4217:EUR\ndecimalsInteger,0\ndecimalsMonetary,-3\n`)
-    expect(file("reports/FilingIndicators.csv").split("\n")).toEqual(["templateID,reported", ...templates.tables.map((t) => `${t.code},true`), ""])
+    expect(JSON.parse(file("META-INF/reportPackage.json"))).toEqual({
+      documentInfo: { documentType: "https://xbrl.org/report-package/2023" }
+    })
+    expect(JSON.parse(file("reports/report.json"))).toEqual({
+      documentInfo: {
+        documentType: "https://xbrl.org/2021/xbrl-csv",
+        extends: ["http://www.eba.europa.eu/eu/fr/xbrl/crr/fws/dora/4.0/mod/dora.json"]
+      }
+    })
+    expect(file("reports/parameters.csv")).toBe(
+      `name,value\nentityID,rs:${E}.IND\nrefPeriod,2025-12-31\nbaseCurrency,iso4217:EUR\ndecimalsInteger,0\ndecimalsMonetary,-3\n`
+    )
+    expect(file("reports/FilingIndicators.csv").split("\n")).toEqual([
+      "templateID,reported",
+      ...templates.tables.map((t) => `${t.code},true`),
+      ""
+    ])
     expect(file("reports/b_01.03.csv")).toBe("c0010,c0020,c0030,c0040\n")
-    expect(file("reports/b_01.01.csv")).toBe(`c0010,c0020,c0030,c0040,c0050,c0060\n${E},Example Bank AG,eba_GA:DE,eba_CT:x12,BaFin,2025-01-15\n`)
+    expect(file("reports/b_01.01.csv")).toBe(
+      `c0010,c0020,c0030,c0040,c0050,c0060\n${E},Example Bank AG,eba_GA:DE,eba_CT:x12,BaFin,2025-01-15\n`
+    )
   })
 
   it("zips under one root folder named like the zip", () => {

@@ -1,19 +1,82 @@
 import { describe, expect, it } from "vitest"
-import { cliRegistry, errorClasses, registry, toErrorBody, SourceUnreachable, InvalidParam } from "../../src/errors/index.js"
+import {
+  cliRegistry,
+  errorClasses,
+  InvalidParam,
+  registry,
+  SourceUnreachable,
+  toErrorBody
+} from "../../src/errors/index.js"
 
 /** Every code of SPEC.md's Errors tables, copied here so that a rename fails this test. */
 export const specCodes = [
-  "NODE_VERSION_UNSUPPORTED", "CONFIG_NOT_FOUND", "CONFIG_INVALID", "CONFIG_INPUT_INVALID", "PORT_IN_USE", "SCHEMA_MIGRATION_REQUIRED", "DATA_KEY_INVALID", "CONFIRM_REQUIRED",
-  "NO_SOURCES", "NO_SOURCE_DETECTED", "ADD_INPUT_INVALID", "CONNECTOR_INPUT_INVALID", "CONNECTOR_EXISTS", "SOURCE_NOT_FOUND", "SOURCE_UNREACHABLE", "SECRET_UNRESOLVED",
-  "SECRET_PLACEHOLDER_UNREPLACED", "DRIVER_MISSING", "MAP_NOT_FOUND", "STALE_CATALOG",
-  "ROPA_INPUT_INVALID", "SIGNER_REQUIRED", "SIGNER_NAME_REQUIRED", "CONTROLLER_REQUIRED", "ROPA_NONE_UNCONFIRMED", "OPEN_LEGAL_CALLS", "ROPA_CONFIRM_UNATTRIBUTED",
-  "DORA_INPUT_INVALID", "DORA_NOT_SUBMITTABLE", "TERMS_NOT_ACCEPTED", "CLASSIFY_INPUT_INVALID", "DESCRIBE_ENTITY_UNKNOWN", "LINEAGE_ENDPOINT_UNKNOWN",
-  "LINEAGE_EDGE_NOT_REMOVABLE", "GLOSSARY_TERM_UNKNOWN", "CATALOG_FILE_INVALID", "CATALOG_VERSION_UNSUPPORTED", "EVIDENCE_HASH_MISMATCH",
-  "INVITE_NOT_FOUND", "UPLOAD_NOT_CONFIRMED", "INVITE_RECIPIENT_REQUIRED", "PORTAL_UNREACHABLE", "PORTAL_NOT_INSTALLED", "PORTAL_NOT_READY", "INGEST_UNAUTHORIZED",
-  "INGEST_RATE_LIMITED", "SNAPSHOT_TOO_LARGE", "SYNC_FAILED", "SYNC_MISCONFIGURED", "SYNC_UNAUTHORIZED", "CLAIM_NOT_SYNCABLE", "WEBHOOK_FAILED", "DORA_PULL_FAILED",
-  "SEAL_PULL_FAILED", "LICENCE_MISSING", "LICENCE_INVALID", "LICENCE_EXPIRED", "LICENCE_REVOKED", "LICENCE_TENANT_MISMATCH", "CLAIM_NOT_FOUND", "MAIL_NOT_CONFIGURED",
-  "ADMIN_INPUT_INVALID", "ADMIN_NOT_CONFIRMED", "ADMIN_ENV_INCOMPLETE",
-  "INVALID_PARAM", "DATASET_NOT_FOUND", "ENDPOINT_NOT_FOUND"
+  "NODE_VERSION_UNSUPPORTED",
+  "CONFIG_NOT_FOUND",
+  "CONFIG_INVALID",
+  "CONFIG_INPUT_INVALID",
+  "PORT_IN_USE",
+  "SCHEMA_MIGRATION_REQUIRED",
+  "DATA_KEY_INVALID",
+  "CONFIRM_REQUIRED",
+  "NO_SOURCES",
+  "NO_SOURCE_DETECTED",
+  "ADD_INPUT_INVALID",
+  "CONNECTOR_INPUT_INVALID",
+  "CONNECTOR_EXISTS",
+  "SOURCE_NOT_FOUND",
+  "SOURCE_UNREACHABLE",
+  "SECRET_UNRESOLVED",
+  "SECRET_PLACEHOLDER_UNREPLACED",
+  "DRIVER_MISSING",
+  "MAP_NOT_FOUND",
+  "STALE_CATALOG",
+  "ROPA_INPUT_INVALID",
+  "SIGNER_REQUIRED",
+  "SIGNER_NAME_REQUIRED",
+  "CONTROLLER_REQUIRED",
+  "ROPA_NONE_UNCONFIRMED",
+  "OPEN_LEGAL_CALLS",
+  "ROPA_CONFIRM_UNATTRIBUTED",
+  "DORA_INPUT_INVALID",
+  "DORA_NOT_SUBMITTABLE",
+  "TERMS_NOT_ACCEPTED",
+  "CLASSIFY_INPUT_INVALID",
+  "DESCRIBE_ENTITY_UNKNOWN",
+  "LINEAGE_ENDPOINT_UNKNOWN",
+  "LINEAGE_EDGE_NOT_REMOVABLE",
+  "GLOSSARY_TERM_UNKNOWN",
+  "CATALOG_FILE_INVALID",
+  "CATALOG_VERSION_UNSUPPORTED",
+  "EVIDENCE_HASH_MISMATCH",
+  "INVITE_NOT_FOUND",
+  "UPLOAD_NOT_CONFIRMED",
+  "INVITE_RECIPIENT_REQUIRED",
+  "PORTAL_UNREACHABLE",
+  "PORTAL_NOT_INSTALLED",
+  "PORTAL_NOT_READY",
+  "INGEST_UNAUTHORIZED",
+  "INGEST_RATE_LIMITED",
+  "SNAPSHOT_TOO_LARGE",
+  "SYNC_FAILED",
+  "SYNC_MISCONFIGURED",
+  "SYNC_UNAUTHORIZED",
+  "CLAIM_NOT_SYNCABLE",
+  "WEBHOOK_FAILED",
+  "DORA_PULL_FAILED",
+  "SEAL_PULL_FAILED",
+  "LICENCE_MISSING",
+  "LICENCE_INVALID",
+  "LICENCE_EXPIRED",
+  "LICENCE_REVOKED",
+  "LICENCE_TENANT_MISMATCH",
+  "CLAIM_NOT_FOUND",
+  "MAIL_NOT_CONFIGURED",
+  "ADMIN_INPUT_INVALID",
+  "ADMIN_NOT_CONFIRMED",
+  "ADMIN_ENV_INCOMPLETE",
+  "INVALID_PARAM",
+  "DATASET_NOT_FOUND",
+  "ENDPOINT_NOT_FOUND"
 ]
 
 describe("error registry", () => {
@@ -24,7 +87,9 @@ describe("error registry", () => {
   })
 
   it("leaves DATASET_NOT_FOUND and ENDPOINT_NOT_FOUND out of the CLI registry", () => {
-    expect(cliRegistry.map((e) => e.code).sort()).toEqual(specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort())
+    expect(cliRegistry.map((e) => e.code).sort()).toEqual(
+      specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort()
+    )
   })
 
   it("gives every code a message, and a fix wherever one exists", () => {
@@ -41,7 +106,9 @@ describe("error registry", () => {
   })
 
   it("renders the one error body, with instance details over defaults", () => {
-    expect(toErrorBody(new SourceUnreachable({ message: "pg down", fix: "check 127.0.0.1:5432" }))).toEqual({ error: { code: "SOURCE_UNREACHABLE", message: "pg down", fix: "check 127.0.0.1:5432" } })
+    expect(toErrorBody(new SourceUnreachable({ message: "pg down", fix: "check 127.0.0.1:5432" }))).toEqual({
+      error: { code: "SOURCE_UNREACHABLE", message: "pg down", fix: "check 127.0.0.1:5432" }
+    })
     const body = toErrorBody(new InvalidParam({ param: "limit" }))
     expect(body.error.code).toBe("INVALID_PARAM")
     expect(body.error.param).toBe("limit")

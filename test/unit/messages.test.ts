@@ -6,7 +6,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { runCli, repoRoot } from "../utils/cli.js"
+import { repoRoot, runCli } from "../utils/cli.js"
 
 /** Every command path of the built CLI (`classify set`, `sources remove`, `status` …), from its own help. */
 const commandPaths = (): Set<string> => {
@@ -36,7 +36,9 @@ const walk = (dir: string, exts: ReadonlyArray<string>): Array<string> =>
 /** `catalog <word> [<word>]` as written inside backticks or quotes in a message or a doc. */
 const referenced = (text: string): Array<{ readonly words: ReadonlyArray<string>; readonly at: string }> => {
   const out: Array<{ words: Array<string>; at: string }> = []
-  for (const m of text.matchAll(/(?:`|^\s*(?:\$\s*)?)catalog ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)(?=[\s`'"<\\.,;)]|$)/gm)) {
+  for (
+    const m of text.matchAll(/(?:`|^\s*(?:\$\s*)?)catalog ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)?)(?=[\s`'"<\\.,;)]|$)/gm)
+  ) {
     out.push({ words: m[1]!.split(" "), at: text.slice(Math.max(0, m.index - 20), m.index + 60).replace(/\n/g, " ") })
   }
   return out
@@ -68,7 +70,10 @@ describe("messages point only at commands that exist", () => {
 
   it("in every registry message and fix (help --json)", () => {
     const r = runCli(["help", "--json"], { cwd: repoRoot })
-    const doc = r.json as { errors: Array<{ code: string; message: string; fix: string | null }>; commands: Array<{ usage: string; summary: string; examples: Array<string> }> }
+    const doc = r.json as {
+      errors: Array<{ code: string; message: string; fix: string | null }>
+      commands: Array<{ usage: string; summary: string; examples: Array<string> }>
+    }
     const text = [
       ...doc.errors.flatMap((e) => [`${e.code}: ${e.message}`, e.fix ?? ""]),
       ...doc.commands.flatMap((c) => [c.summary, ...c.examples.map((x) => `\`${x}\``)])
@@ -79,7 +84,11 @@ describe("messages point only at commands that exist", () => {
   it("in every string of the source, the playbooks and the docs", () => {
     // The registry's own texts are checked as `help --json` serves them (above): a fix that names a command
     // of a later release is replaced there until that command lands.
-    const files = [...walk(path.join(repoRoot, "src"), [".ts"]), ...walk(path.join(repoRoot, "docs"), [".md"]), path.join(repoRoot, "README.md")]
+    const files = [
+      ...walk(path.join(repoRoot, "src"), [".ts"]),
+      ...walk(path.join(repoRoot, "docs"), [".md"]),
+      path.join(repoRoot, "README.md")
+    ]
       .filter((f) => !f.endsWith(path.join("src", "errors", "AppError.ts")))
     const found = files.flatMap((f) => problems(path.relative(repoRoot, f), fs.readFileSync(f, "utf8")))
     expect(found).toEqual([])

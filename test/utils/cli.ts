@@ -18,7 +18,9 @@ export interface CliResult {
 /** A clean environment: no inherited CATALOG_* variables, never interactive. */
 export const baseEnv = (extra: Record<string, string | undefined> = {}): Record<string, string> => {
   const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CATALOG_") && k !== "CI") env[k] = v
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith("CATALOG_") && k !== "CI") env[k] = v
+  }
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v
   return env
 }
@@ -31,14 +33,30 @@ const parse = (s: string): unknown => {
   }
 }
 
-export const runCli = (args: ReadonlyArray<string>, opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }): CliResult => {
-  const r = spawnSync(process.execPath, [binPath, ...args], { cwd: opts.cwd, env: baseEnv(opts.env), encoding: "utf8", timeout: 120_000, maxBuffer: 256 * 1024 * 1024 })
+export const runCli = (
+  args: ReadonlyArray<string>,
+  opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }
+): CliResult => {
+  const r = spawnSync(process.execPath, [binPath, ...args], {
+    cwd: opts.cwd,
+    env: baseEnv(opts.env),
+    encoding: "utf8",
+    timeout: 120_000,
+    maxBuffer: 256 * 1024 * 1024
+  })
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: parse(r.stdout) }
 }
 
 /** Async variant, for long scans run while the test does something else (e.g. kill mid-scan). */
-export const spawnCli = (args: ReadonlyArray<string>, opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }) =>
-  spawn(process.execPath, [binPath, ...args], { cwd: opts.cwd, env: baseEnv(opts.env), stdio: ["ignore", "pipe", "pipe"] })
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  opts: { readonly cwd: string; readonly env?: Record<string, string | undefined> }
+) =>
+  spawn(process.execPath, [binPath, ...args], {
+    cwd: opts.cwd,
+    env: baseEnv(opts.env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 /** A temporary working folder, removed by the returned cleanup. */
 export const tempProject = (prefix = "ldc-"): { readonly dir: string; readonly cleanup: () => void } => {

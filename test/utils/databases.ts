@@ -12,12 +12,12 @@
  * Servers: PostgreSQL 127.0.0.1:5432 (user postgres, trust) and MariaDB 127.0.0.1:3306 (root, no
  * password); override with CATALOG_TEST_PG_{HOST,PORT,USER,LOG} and CATALOG_TEST_MARIA_{HOST,PORT,USER}.
  */
+import { Context, Effect, Layer, type Scope } from "effect"
+import * as mysql from "mysql2/promise"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { open, readFile, stat } from "node:fs/promises"
 import * as path from "node:path"
-import { Context, Effect, Layer, type Scope } from "effect"
-import * as mysql from "mysql2/promise"
 
 // ── Servers ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -68,7 +68,13 @@ export const runProgram = (command: string, args: ReadonlyArray<string>, input?:
       const stdout = Buffer.concat(out).toString("utf8")
       if (code === 0) resume(Effect.succeed(stdout))
       else {
-        resume(Effect.die(new Error(`${command} ${args.join(" ")} exited ${code}: ${Buffer.concat(err).toString("utf8").slice(0, 4000)}`)))
+        resume(
+          Effect.die(
+            new Error(
+              `${command} ${args.join(" ")} exited ${code}: ${Buffer.concat(err).toString("utf8").slice(0, 4000)}`
+            )
+          )
+        )
       }
     })
     child.stdin.on("error", () => {})
@@ -76,8 +82,19 @@ export const runProgram = (command: string, args: ReadonlyArray<string>, input?:
   })
 
 const psqlArgs = (database: string): Array<string> => [
-  "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-  "-h", pgServer.host, "-p", String(pgServer.port), "-U", pgServer.user, "-d", database
+  "-X",
+  "-q",
+  "-At",
+  "-v",
+  "ON_ERROR_STOP=1",
+  "-h",
+  pgServer.host,
+  "-p",
+  String(pgServer.port),
+  "-U",
+  pgServer.user,
+  "-d",
+  database
 ]
 
 /** Runs SQL through psql in `database`; returns psql's unaligned, tuples-only output. */
@@ -89,8 +106,14 @@ export const psqlFile = (database: string, file: string): Effect.Effect<string> 
   runProgram("psql", [...psqlArgs(database), "-f", file])
 
 const mariaArgs = (database: string | null): Array<string> => [
-  "--no-defaults", "--batch", "--skip-column-names",
-  "-h", mariaServer.host, "-P", String(mariaServer.port), `-u${mariaServer.user}`,
+  "--no-defaults",
+  "--batch",
+  "--skip-column-names",
+  "-h",
+  mariaServer.host,
+  "-P",
+  String(mariaServer.port),
+  `-u${mariaServer.user}`,
   ...(database === null ? [] : [database])
 ]
 
@@ -215,11 +238,16 @@ export interface Captured<A> {
  * on the `user@database` of the server's `log_line_prefix`; a marker query issued after the effect
  * proves the log has caught up. The setting is reset afterwards.
  */
-export const capturePgStatements = <A, E, R>(database: string, effect: Effect.Effect<A, E, R>): Effect.Effect<Captured<A>, E, R> =>
+export const capturePgStatements = <A, E, R>(
+  database: string,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<Captured<A>, E, R> =>
   Effect.gen(function*() {
     const prefix = (yield* psql("postgres", "show log_line_prefix")).trim()
     if (!prefix.includes("%d")) {
-      return yield* Effect.dieMessage(`log_line_prefix (${prefix}) does not name the database (%d); cannot attribute statements`)
+      return yield* Effect.dieMessage(
+        `log_line_prefix (${prefix}) does not name the database (%d); cannot attribute statements`
+      )
     }
     const offset = (yield* Effect.promise(() => stat(pgServer.log))).size
     const marker = `ldc_marker_${randomBytes(6).toString("hex")}`
@@ -289,10 +317,14 @@ export interface MariaDatabaseOptions {
 
 /** Connection string for a database on the test MariaDB server. */
 export const mariaUrl = (database: string | null): string =>
-  `mysql://${encodeURIComponent(mariaServer.user)}:@${mariaServer.host}:${mariaServer.port}${database === null ? "" : `/${database}`}`
+  `mysql://${encodeURIComponent(mariaServer.user)}:@${mariaServer.host}:${mariaServer.port}${
+    database === null ? "" : `/${database}`
+  }`
 
 /** Creates a unique MariaDB database, loads it, ANALYZEs its tables; drops it on scope close. */
-export const makeMariaDatabase = (options: MariaDatabaseOptions = {}): Effect.Effect<TestDatabase, never, Scope.Scope> =>
+export const makeMariaDatabase = (
+  options: MariaDatabaseOptions = {}
+): Effect.Effect<TestDatabase, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.gen(function*() {
       const name = uniqueDatabaseName()
@@ -334,11 +366,20 @@ interface GeneralLogRow {
  * on <database>, or Init DB) during the window. A server-wide named lock (`GET_LOCK`) serialises
  * captures across test files, and the previous general_log / log_output are restored afterwards.
  */
-export const captureMariaStatements = <A, E, R>(database: string | ReadonlyArray<string>, effect: Effect.Effect<A, E, R>): Effect.Effect<Captured<A>, E, R> =>
+export const captureMariaStatements = <A, E, R>(
+  database: string | ReadonlyArray<string>,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<Captured<A>, E, R> =>
   Effect.gen(function*() {
     const conn = yield* Effect.acquireRelease(
       Effect.promise(() =>
-        mysql.createConnection({ host: mariaServer.host, port: mariaServer.port, user: mariaServer.user, password: "", dateStrings: true })
+        mysql.createConnection({
+          host: mariaServer.host,
+          port: mariaServer.port,
+          user: mariaServer.user,
+          password: "",
+          dateStrings: true
+        })
       ),
       (c) => Effect.promise(() => c.end().catch(() => undefined))
     )
@@ -355,11 +396,15 @@ export const captureMariaStatements = <A, E, R>(database: string | ReadonlyArray
         Effect.gen(function*() {
           yield* q("SET GLOBAL general_log = ?", [before!.g])
           yield* q("SET GLOBAL log_output = ?", [before!.o])
-          if (before!.g === 0) yield* q("TRUNCATE TABLE mysql.general_log")
+          if (before!.g === 0) {
+            yield* q("TRUNCATE TABLE mysql.general_log")
+          }
           yield* q("SELECT RELEASE_LOCK('ldc_test_general_log')")
         })
     )
-    const outputs = before!.o.split(",").filter((o) => o !== "NONE")
+    const outputs = before!.o.split(",").filter((o) =>
+      o !== "NONE"
+    )
     const withTable = outputs.includes("TABLE") ? outputs : [...outputs, "TABLE"]
     const [start] = yield* q<Array<{ t: string }>>("SELECT NOW(6) AS t")
     yield* q("SET GLOBAL log_output = ?", [withTable.join(",")])

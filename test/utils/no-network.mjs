@@ -37,7 +37,20 @@ replace(tls, ["connect", "createServer"], "tls")
 replace(dgram, ["createSocket"], "dgram")
 replace(http, ["request", "get", "createServer"], "http")
 replace(https, ["request", "get", "createServer"], "https")
-const dnsNames = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"]
+const dnsNames = [
+  "lookup",
+  "lookupService",
+  "resolve",
+  "resolve4",
+  "resolve6",
+  "resolveAny",
+  "resolveCname",
+  "resolveMx",
+  "resolveNs",
+  "resolveSrv",
+  "resolveTxt",
+  "reverse"
+]
 replace(dns, dnsNames, "dns")
 replace(dns.promises, dnsNames, "dns.promises")
 replace(dns.Resolver.prototype, dnsNames, "dns.Resolver")

@@ -19,10 +19,10 @@
  * Endpoints the catalog never scanned stay as edges with an unresolvable end (Store resolves ids
  * case-insensitively against the scanned datasets at commit time).
  */
-import * as path from "node:path"
 import { Effect, Either } from "effect"
-import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
+import * as path from "node:path"
 import type { RawEdge, RawSource } from "../../domain/Metadata.js"
+import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import { datasetId } from "../../services/Store.js"
 import { readRegularFile, unreachable } from "./internal.js"
@@ -49,7 +49,14 @@ export interface DbtManifest {
   readonly datasets: ReadonlyArray<string>
   readonly edges: ReadonlyArray<RawEdge>
   /** Nodes that are not relations, by reason. */
-  readonly skipped: { readonly tests: number; readonly operations: number; readonly analyses: number; readonly ephemeral: number; readonly disabled: number; readonly other: number }
+  readonly skipped: {
+    readonly tests: number
+    readonly operations: number
+    readonly analyses: number
+    readonly ephemeral: number
+    readonly disabled: number
+    readonly other: number
+  }
 }
 
 type Obj = Readonly<Record<string, unknown>>
@@ -59,7 +66,9 @@ const shaped = (v: unknown, pattern: RegExp): string | null => {
   const s = str(v)
   return s !== null && pattern.test(s) ? s : null
 }
-const strings = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
+const strings = (
+  v: unknown
+): ReadonlyArray<string> => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [])
 
 /** Splits a quoted relation (`"db"."schema"."t"`, `` `p`.`s`.`t` ``, `db.schema.t`) into its parts. */
 export const splitRelation = (relation: string): ReadonlyArray<string> => {
@@ -111,14 +120,24 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
   if (!isObj(json)) return Either.left("the file is not a JSON object, so not a dbt manifest.")
   const metadata = isObj(json["metadata"]) ? json["metadata"] : null
   const schemaUrl = metadata !== null ? str(metadata["dbt_schema_version"]) : null
-  if (schemaUrl === null) return Either.left("it has no metadata.dbt_schema_version, so it is not a dbt manifest (dbt writes target/manifest.json).")
+  if (schemaUrl === null) {
+    return Either.left(
+      "it has no metadata.dbt_schema_version, so it is not a dbt manifest (dbt writes target/manifest.json)."
+    )
+  }
   // Only what the pattern matched is named back (an artifact kind and a number), never the value itself.
   const kind = /\/dbt\/([a-z-]{1,40})\/v(\d{1,6})(?:\.json)?$/i.exec(schemaUrl)
-  if (kind === null) return Either.left("its metadata.dbt_schema_version is not a dbt artifact schema URL (…/dbt/manifest/v12.json), so it is not a dbt manifest.")
+  if (kind === null) {
+    return Either.left(
+      "its metadata.dbt_schema_version is not a dbt artifact schema URL (…/dbt/manifest/v12.json), so it is not a dbt manifest."
+    )
+  }
   const artifact = kind[1]!.toLowerCase()
   const schemaVersion = Number(kind[2])
   if (artifact !== "manifest") {
-    return Either.left(`it is a dbt ${artifact} artifact (schema v${schemaVersion}), not the manifest; pass target/manifest.json.`)
+    return Either.left(
+      `it is a dbt ${artifact} artifact (schema v${schemaVersion}), not the manifest; pass target/manifest.json.`
+    )
   }
   if (schemaVersion < supportedManifestVersions.min || schemaVersion > supportedManifestVersions.max) {
     return Either.left(`its dbt_schema_version is manifest v${schemaVersion}; supported are manifest ${supportedText}.`)
@@ -126,7 +145,9 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
   if (!isObj(json["nodes"])) return Either.left("it has no \"nodes\" object, so it is not a complete dbt manifest.")
   const nodes = json["nodes"]
   if (Object.keys(nodes).length === 0) {
-    return Either.left(`it holds no nodes (no models, seeds or snapshots), so it has no lineage; run \`dbt compile\` in the project to write a complete manifest.`)
+    return Either.left(
+      `it holds no nodes (no models, seeds or snapshots), so it has no lineage; run \`dbt compile\` in the project to write a complete manifest.`
+    )
   }
   const sources = isObj(json["sources"]) ? json["sources"] : {}
 
@@ -136,7 +157,12 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
   const passThrough = new Map<string, ReadonlyArray<string>>()
   const children: Array<{ readonly id: string; readonly parents: ReadonlyArray<string> }> = []
 
-  const place = (uniqueId: string, node: Obj, resourceType: DbtRelation["resourceType"], table: string | null): DbtRelation | null => {
+  const place = (
+    uniqueId: string,
+    node: Obj,
+    resourceType: DbtRelation["resourceType"],
+    table: string | null
+  ): DbtRelation | null => {
     const rel = str(node["relation_name"])
     const relParts = rel !== null ? splitRelation(rel) : []
     // The node's own fields decide; a node without a schema is placed by its relation_name alone.
@@ -165,13 +191,19 @@ export const parseDbtManifest = (json: unknown, target: string): Either.Either<D
       skipped.disabled++
       continue
     }
-    const ephemeral = config["materialized"] === "ephemeral" || ("relation_name" in value && value["relation_name"] === null && type === "model")
+    const ephemeral = config["materialized"] === "ephemeral" ||
+      ("relation_name" in value && value["relation_name"] === null && type === "model")
     if (ephemeral) {
       skipped.ephemeral++
       passThrough.set(uniqueId, dependsOn)
       continue
     }
-    const relation = place(uniqueId, value, type as DbtRelation["resourceType"], str(value["alias"]) ?? str(value["name"]))
+    const relation = place(
+      uniqueId,
+      value,
+      type as DbtRelation["resourceType"],
+      str(value["alias"]) ?? str(value["name"])
+    )
     if (relation === null) {
       skipped.other++
       continue
@@ -252,7 +284,9 @@ export const readDbtManifest = (text: string, target: string): Either.Either<Dbt
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return Either.left(`not valid JSON${jsonProblemAt(text, e)}; dbt writes the manifest as one JSON object to target/manifest.json.`)
+    return Either.left(
+      `not valid JSON${jsonProblemAt(text, e)}; dbt writes the manifest as one JSON object to target/manifest.json.`
+    )
   }
   return parseDbtManifest(json, target)
 }
@@ -287,7 +321,11 @@ const jsonProblemAt = (text: string, e: unknown): string => {
  * maps it onto `target`. `catalog add dbt --from` and the connector share the checks; failures are
  * `AddInputInvalid` naming `from` and never quote the file.
  */
-export const loadDbtManifest = (file: string, target: string, fileLabel: string): Effect.Effect<DbtManifest, AddInputInvalid> =>
+export const loadDbtManifest = (
+  file: string,
+  target: string,
+  fileLabel: string
+): Effect.Effect<DbtManifest, AddInputInvalid> =>
   readRegularFile(file).pipe(
     Effect.mapError((reason) => `${reason}.`),
     Effect.flatMap((text) => readDbtManifest(text, target)),
@@ -306,7 +344,9 @@ export const dbtManifestPath = (input: ConnectorInput): string | null => {
   return p === undefined || p.trim() === "" ? null : path.resolve(input.baseDir, p)
 }
 
-const load = (input: ConnectorInput): Effect.Effect<{ readonly file: string; readonly manifest: DbtManifest }, SourceUnreachable> =>
+const load = (
+  input: ConnectorInput
+): Effect.Effect<{ readonly file: string; readonly manifest: DbtManifest }, SourceUnreachable> =>
   Effect.gen(function*() {
     const id = input.source.id
     const file = dbtManifestPath(input)
@@ -351,7 +391,10 @@ const versionLabel = (m: DbtManifest): string =>
 
 const probe = Effect.fn("Connectors.dbt.probe")(function*(input: ConnectorInput) {
   const { file, manifest } = yield* load(input)
-  const result: ProbeResult = { serverVersion: versionLabel(manifest), target: `${file} → ${manifest.target} (${manifest.datasets.length} relations, ${manifest.edges.length} edges)` }
+  const result: ProbeResult = {
+    serverVersion: versionLabel(manifest),
+    target: `${file} → ${manifest.target} (${manifest.datasets.length} relations, ${manifest.edges.length} edges)`
+  }
   return result
 })
 

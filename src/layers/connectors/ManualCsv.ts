@@ -8,11 +8,11 @@
  * and Hakai (`table,column,name,data_type,key,references,description`, key = PK / FK / "PK, FK").
  * Matching ignores case, spaces, `_` and `-`. `NA` and empty cells are null.
  */
-import * as path from "node:path"
 import { parse } from "csv-parse/sync"
 import { Effect, Either } from "effect"
-import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
+import * as path from "node:path"
 import type { ForeignKeyRef, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
+import { AddInputInvalid, type SourceUnreachable } from "../../errors/index.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import { readRegularFile, unreachable } from "./internal.js"
 
@@ -35,18 +35,70 @@ type Field =
 
 /** Accepted header spellings (normalised: lower case, letters and digits only), in priority order. */
 const aliases: Record<Field, ReadonlyArray<string>> = {
-  table: ["table", "tablename", "cdmtablename", "tbl", "entity", "entityname", "dataset", "datasetname", "relation", "object", "objectname"],
-  column: ["column", "columnname", "cdmfieldname", "field", "fieldname", "attribute", "attributename", "variable", "variablename", "col", "colname"],
+  table: [
+    "table",
+    "tablename",
+    "cdmtablename",
+    "tbl",
+    "entity",
+    "entityname",
+    "dataset",
+    "datasetname",
+    "relation",
+    "object",
+    "objectname"
+  ],
+  column: [
+    "column",
+    "columnname",
+    "cdmfieldname",
+    "field",
+    "fieldname",
+    "attribute",
+    "attributename",
+    "variable",
+    "variablename",
+    "col",
+    "colname"
+  ],
   type: ["type", "datatype", "cdmdatatype", "columntype", "fieldtype", "sqltype", "dtype", "format"],
-  description: ["description", "userguidance", "columndescription", "fielddescription", "comment", "comments", "definition", "remarks", "columncomment", "notes"],
+  description: [
+    "description",
+    "userguidance",
+    "columndescription",
+    "fielddescription",
+    "comment",
+    "comments",
+    "definition",
+    "remarks",
+    "columncomment",
+    "notes"
+  ],
   schema: ["schema", "schemaname", "tableschema", "cdmschema", "namespace", "database", "databasename"],
   label: ["name", "label", "displayname", "title"],
   nullable: ["nullable", "isnullable", "null", "allownull", "allownulls"],
   required: ["isrequired", "required", "notnull", "mandatory"],
   primaryKey: ["isprimarykey", "primarykey", "pk", "ispk"],
   foreignKey: ["isforeignkey", "foreignkey", "fk", "isfk"],
-  fkTable: ["fktablename", "fktable", "referencedtable", "referencedtablename", "referencestable", "reftable", "parenttable"],
-  fkColumn: ["fkfieldname", "fkcolumn", "fkcolumnname", "referencedcolumn", "referencedcolumnname", "referencescolumn", "refcolumn", "parentcolumn"],
+  fkTable: [
+    "fktablename",
+    "fktable",
+    "referencedtable",
+    "referencedtablename",
+    "referencestable",
+    "reftable",
+    "parenttable"
+  ],
+  fkColumn: [
+    "fkfieldname",
+    "fkcolumn",
+    "fkcolumnname",
+    "referencedcolumn",
+    "referencedcolumnname",
+    "referencescolumn",
+    "refcolumn",
+    "parentcolumn"
+  ],
   key: ["key", "keytype", "keys", "constraint", "constraints"],
   references: ["references", "reference", "refs", "foreignkeyreferences"],
   tableDescription: ["tabledescription", "tablecomment"]
@@ -78,7 +130,9 @@ const invalid = (fileLabel: string, message: string, fix?: string) =>
   })
 
 /** `sites`, `sites.site_id`, `sites(site_id)`, `public.sites.site_id`; the first of a list. */
-const parseReference = (raw: string): { readonly schema: string | null; readonly table: string; readonly column: string | null } => {
+const parseReference = (
+  raw: string
+): { readonly schema: string | null; readonly table: string; readonly column: string | null } => {
   const first = raw.split(/[,;]/)[0]!.trim()
   const paren = /^([^()]+)\(([^()]+)\)$/.exec(first)
   if (paren !== null) {
@@ -115,7 +169,10 @@ const csvProblem = (e: unknown): string => {
  * naming what is wrong (a missing header, an empty table/column cell, a duplicate column, bad CSV).
  * `catalog add manual --from x.csv` calls it to validate before writing config.
  */
-export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<ReadonlyArray<RawDataset>, AddInputInvalid> => {
+export const parseSchemaCsv = (
+  text: string,
+  fileLabel: string
+): Either.Either<ReadonlyArray<RawDataset>, AddInputInvalid> => {
   let records: Array<Array<string>>
   const lines: Array<number> = []
   try {
@@ -132,14 +189,29 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     return Either.left(invalid(fileLabel, `not a readable CSV: ${csvProblem(e)}.`))
   }
   const header = records[0]
-  if (header === undefined) return Either.left(invalid(fileLabel, "the file is empty; it needs a header row and one row per column."))
+  if (header === undefined) {
+    return Either.left(invalid(fileLabel, "the file is empty; it needs a header row and one row per column."))
+  }
 
   const normalised = header.map(normalise)
   const index = {} as Record<Field, number>
   const taken = new Set<number>()
   const order: ReadonlyArray<Field> = [
-    "table", "column", "type", "description", "schema", "nullable", "required", "primaryKey", "foreignKey",
-    "fkTable", "fkColumn", "key", "references", "tableDescription", "label"
+    "table",
+    "column",
+    "type",
+    "description",
+    "schema",
+    "nullable",
+    "required",
+    "primaryKey",
+    "foreignKey",
+    "fkTable",
+    "fkColumn",
+    "key",
+    "references",
+    "tableDescription",
+    "label"
   ]
   for (const field of order) {
     index[field] = -1
@@ -164,7 +236,9 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     const names = lacking.map((f) => `"${f}"`).join(", ")
     return Either.left(invalid(
       fileLabel,
-      `the header row (line ${lines[0] ?? 1}, ${header.length} cell${header.length === 1 ? "" : "s"}) has no ${names} column${lacking.length > 1 ? "s" : ""}.`
+      `the header row (line ${lines[0] ?? 1}, ${header.length} cell${
+        header.length === 1 ? "" : "s"
+      }) has no ${names} column${lacking.length > 1 ? "s" : ""}.`
     ))
   }
   if (records.length < 2) return Either.left(invalid(fileLabel, "the header is there but no column rows follow."))
@@ -183,7 +257,10 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     readonly columns: Array<Pending>
   }
   const tables = new Map<string, Table>()
-  const get = (row: ReadonlyArray<string>, field: Field): string | null => (index[field] < 0 ? null : cell(row[index[field]]))
+  const get = (
+    row: ReadonlyArray<string>,
+    field: Field
+  ): string | null => (index[field] < 0 ? null : cell(row[index[field]]))
 
   for (let r = 1; r < records.length; r++) {
     const row = records[r]!
@@ -192,7 +269,9 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     const columnName = get(row, "column")
     if (tableName === null || columnName === null) {
       const which = tableName === null ? "table" : "column"
-      return Either.left(invalid(fileLabel, `line ${line} has an empty ${which} cell.`, "Give every row a table and a column name."))
+      return Either.left(
+        invalid(fileLabel, `line ${line} has an empty ${which} cell.`, "Give every row a table and a column name.")
+      )
     }
     const schema = get(row, "schema") ?? "main"
     const tkey = `${schema}\u0000${tableName}`
@@ -213,7 +292,8 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
     const keyTokens = (get(row, "key") ?? "").toUpperCase().split(/[^A-Z]+/).filter((t) => t !== "")
     const required = truthy(get(row, "required"))
     const nullableCell = truthy(get(row, "nullable"))
-    const isPrimaryKey = truthy(get(row, "primaryKey")) === true || keyTokens.includes("PK") || keyTokens.includes("PRIMARY")
+    const isPrimaryKey = truthy(get(row, "primaryKey")) === true || keyTokens.includes("PK") ||
+      keyTokens.includes("PRIMARY")
     const nullable = nullableCell ?? (required === null ? !isPrimaryKey : !required)
 
     let fk: Pending["fk"] = null
@@ -248,7 +328,9 @@ export const parseSchemaCsv = (text: string, fileLabel: string): Either.Either<R
   }
   const resolve = (p: Pending): ForeignKeyRef | null => {
     if (p.fk === null) return null
-    const target = (p.fk.schema !== null ? byName.get(`${p.fk.schema.toLowerCase()}\u0000${p.fk.table.toLowerCase()}`) : undefined) ??
+    const target = (p.fk.schema !== null
+      ? byName.get(`${p.fk.schema.toLowerCase()}\u0000${p.fk.table.toLowerCase()}`)
+      : undefined) ??
       byName.get(`${p.schema.toLowerCase()}\u0000${p.fk.table.toLowerCase()}`) ??
       byName.get(p.fk.table.toLowerCase())
     if (target === undefined) {
@@ -288,19 +370,25 @@ export const manualCsvPath = (input: ConnectorInput): string | null => {
  * before it is opened). `catalog add manual --from` and the connector share it; failures are
  * `AddInputInvalid` naming `from` and never quote the file.
  */
-export const loadSchemaCsv = (file: string, fileLabel: string): Effect.Effect<ReadonlyArray<RawDataset>, AddInputInvalid> =>
+export const loadSchemaCsv = (
+  file: string,
+  fileLabel: string
+): Effect.Effect<ReadonlyArray<RawDataset>, AddInputInvalid> =>
   readRegularFile(file).pipe(
     Effect.mapError((reason) =>
       new AddInputInvalid({
         message: `${fileLabel} ${reason}.`,
-        fix: "Pass the path of a data-dictionary CSV file with --from (header: table,column,type[,description][,schema]).",
+        fix:
+          "Pass the path of a data-dictionary CSV file with --from (header: table,column,type[,description][,schema]).",
         param: "from"
       })
     ),
     Effect.flatMap((text) => parseSchemaCsv(text, fileLabel))
   )
 
-const load = (input: ConnectorInput): Effect.Effect<{ readonly file: string; readonly datasets: ReadonlyArray<RawDataset> }, SourceUnreachable> =>
+const load = (
+  input: ConnectorInput
+): Effect.Effect<{ readonly file: string; readonly datasets: ReadonlyArray<RawDataset> }, SourceUnreachable> =>
   Effect.gen(function*() {
     const file = manualCsvPath(input)
     const id = input.source.id
@@ -317,13 +405,17 @@ const load = (input: ConnectorInput): Effect.Effect<{ readonly file: string; rea
       Effect.mapError((reason) =>
         unreachable(
           `The data-dictionary CSV ${file} of source ${id} ${reason}.`,
-          `Check \`path\` of source ${id} in catalog.yml (now ${input.source.path ?? file}; relative paths resolve against ${input.baseDir}); it must name a CSV file. Then run \`catalog test ${id}\`.`,
+          `Check \`path\` of source ${id} in catalog.yml (now ${
+            input.source.path ?? file
+          }; relative paths resolve against ${input.baseDir}); it must name a CSV file. Then run \`catalog test ${id}\`.`,
           secrets
         )
       )
     )
     const datasets = yield* parseSchemaCsv(text, file).pipe(
-      Either.mapLeft((e) => unreachable(e.message, `Fix the CSV (${file}), then run \`catalog test ${id}\`. ${e.fix ?? ""}`.trim(), secrets))
+      Either.mapLeft((e) =>
+        unreachable(e.message, `Fix the CSV (${file}), then run \`catalog test ${id}\`. ${e.fix ?? ""}`.trim(), secrets)
+      )
     )
     return { file, datasets }
   })

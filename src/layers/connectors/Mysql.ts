@@ -11,8 +11,8 @@
  */
 import { Effect, type Scope } from "effect"
 import * as Mysql from "mysql2"
-import type { SourceUnreachable } from "../../errors/index.js"
 import type { DatasetKind, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
+import type { SourceUnreachable } from "../../errors/index.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import {
   closeTimeoutMs,
@@ -70,7 +70,9 @@ export const describeVersion = (raw: string): { readonly label: string; readonly
   const numbers = /^(\d+)\.(\d+)\.(\d+)/.exec(raw)
   const plain = numbers === null ? raw : `${numbers[1]}.${numbers[2]}.${numbers[3]}`
   if (/mariadb/i.test(raw)) return { label: `MariaDB ${plain}`, hasViewTableUsage: false }
-  const [major, minor, patch] = numbers === null ? [0, 0, 0] : [Number(numbers[1]), Number(numbers[2]), Number(numbers[3])]
+  const [major, minor, patch] = numbers === null
+    ? [0, 0, 0]
+    : [Number(numbers[1]), Number(numbers[2]), Number(numbers[3])]
   const hasViewTableUsage = major > 8 || (major === 8 && (minor > 0 || patch >= 13))
   return { label: `MySQL ${plain}`, hasViewTableUsage }
 }
@@ -113,7 +115,11 @@ const resolveTarget = (input: ConnectorInput): Effect.Effect<Target, SourceUnrea
       [input.secret]
     ))
   }
-  return Effect.succeed({ parsed, url: input.secret, target: `${hostPort(parsed)}${parsed.database === null ? "" : `/${parsed.database}`}` })
+  return Effect.succeed({
+    parsed,
+    url: input.secret,
+    target: `${hostPort(parsed)}${parsed.database === null ? "" : `/${parsed.database}`}`
+  })
 }
 
 const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): SourceUnreachable => {
@@ -125,7 +131,9 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   const retry = `then run \`catalog test ${id}\`.`
   if (code === "ER_STATEMENT_TIMEOUT" || code === "ER_QUERY_TIMEOUT") {
     return unreachable(
-      `MySQL at ${where} cancelled a catalog query of source ${id} after ${statementTimeoutMs / 1000} s (statement time limit).`,
+      `MySQL at ${where} cancelled a catalog query of source ${id} after ${
+        statementTimeoutMs / 1000
+      } s (statement time limit).`,
       `Check the load on MySQL/MariaDB at ${where} (the catalog queries read information_schema only), ${retry}`,
       secrets
     )
@@ -184,15 +192,23 @@ export const sessionSql = (rawVersion: string): string => {
   if (/mariadb/i.test(rawVersion)) {
     // `tx_read_only` is spelled `transaction_read_only` from MariaDB 11.1 (the old name stays an alias).
     const readOnly = v >= 110_100 ? "transaction_read_only" : "tx_read_only"
-    return v >= 100_100 ? `SET SESSION ${readOnly} = 1, SESSION max_statement_time = ${seconds}` : `SET SESSION ${readOnly} = 1`
+    return v >= 100_100
+      ? `SET SESSION ${readOnly} = 1, SESSION max_statement_time = ${seconds}`
+      : `SET SESSION ${readOnly} = 1`
   }
   const readOnly = v >= 50_720 ? "transaction_read_only" : "tx_read_only"
-  return v >= 50_708 ? `SET SESSION ${readOnly} = 1, SESSION max_execution_time = ${statementTimeoutMs}` : `SET SESSION ${readOnly} = 1`
+  return v >= 50_708
+    ? `SET SESSION ${readOnly} = 1, SESSION max_execution_time = ${statementTimeoutMs}`
+    : `SET SESSION ${readOnly} = 1`
 }
 
 const run = <A>(conn: Mysql.PoolConnection, sql: string, params: ReadonlyArray<string>): Effect.Effect<A, unknown> =>
   Effect.async<A, unknown>((resume) => {
-    conn.query(sql, [...params], (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows as unknown as A)))
+    conn.query(
+      sql,
+      [...params],
+      (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows as unknown as A))
+    )
     // Interrupted mid-statement: the connection cannot be reused; destroying it also takes it out of the pool.
     return Effect.sync(() => conn.destroy())
   })
@@ -244,7 +260,9 @@ const openSession = (t: Target): Effect.Effect<Session, unknown, Scope.Scope> =>
     const acquire = Effect.async<Mysql.PoolConnection, unknown>((resume) => {
       pool.getConnection((error, conn) => resume(error ? Effect.fail(error) : Effect.succeed(conn)))
     })
-    const withConnection = <A>(f: (conn: Mysql.PoolConnection) => Effect.Effect<A, unknown>): Effect.Effect<A, unknown> =>
+    const withConnection = <A>(
+      f: (conn: Mysql.PoolConnection) => Effect.Effect<A, unknown>
+    ): Effect.Effect<A, unknown> =>
       Effect.acquireUseRelease(
         acquire,
         (conn) =>
@@ -275,10 +293,13 @@ export const withSession = <A>(
   input: ConnectorInput,
   f: (session: Session, t: Target) => Effect.Effect<A, unknown>
 ): Effect.Effect<A, SourceUnreachable> =>
-  Effect.flatMap(resolveTarget(input), (t) =>
-    Effect.scoped(Effect.flatMap(openSession(t), (session) => f(session, t))).pipe(
-      Effect.mapError(toUnreachable(input, t))
-    ))
+  Effect.flatMap(
+    resolveTarget(input),
+    (t) =>
+      Effect.scoped(Effect.flatMap(openSession(t), (session) => f(session, t))).pipe(
+        Effect.mapError(toUnreachable(input, t))
+      )
+  )
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ")
 
@@ -334,9 +355,10 @@ export const assembleDatasets = (
     const rows = kind === "view" || t.table_rows === null ? null : Number(t.table_rows)
     const rowEstimate = rows === null || !Number.isFinite(rows) ? null : rows
     // MySQL reports the comment of a view as "VIEW".
-    const comment = t.table_comment === null || t.table_comment === "" || (kind === "view" && t.table_comment === "VIEW")
-      ? null
-      : t.table_comment
+    const comment =
+      t.table_comment === null || t.table_comment === "" || (kind === "view" && t.table_comment === "VIEW")
+        ? null
+        : t.table_comment
     out.push({
       schema: t.table_schema,
       name: t.table_name,
@@ -375,7 +397,10 @@ export const viewDepsFromDefinitions = (
 }
 
 const probe = Effect.fn("Connectors.mysql.probe")(function*(input: ConnectorInput) {
-  return yield* withSession(input, (sql, t) => Effect.succeed<ProbeResult>({ serverVersion: sql.version.label, target: t.target }))
+  return yield* withSession(
+    input,
+    (sql, t) => Effect.succeed<ProbeResult>({ serverVersion: sql.version.label, target: t.target })
+  )
 })
 
 const scan = Effect.fn("Connectors.mysql.scan")(function*(input: ConnectorInput) {
@@ -388,7 +413,9 @@ const scan = Effect.fn("Connectors.mysql.scan")(function*(input: ConnectorInput)
         ? [t.parsed.database]
         : null
       const schemas = configured ?? (yield* sql.query<{ s: string }>(
-        `SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN (${placeholders(systemDatabases.length)}) ORDER BY SCHEMA_NAME`,
+        `SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN (${
+          placeholders(systemDatabases.length)
+        }) ORDER BY SCHEMA_NAME`,
         systemDatabases
       )).map((r) => r.s)
       if (schemas.length === 0) return { serverVersion: version.label, datasets: [] } satisfies RawSource

@@ -12,8 +12,8 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, type Scope } from "effect"
 import { Pool } from "pg"
-import type { SourceUnreachable } from "../../errors/index.js"
 import type { DatasetKind, RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
+import type { SourceUnreachable } from "../../errors/index.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import {
   closeTimeoutMs,
@@ -41,7 +41,8 @@ left join pg_catalog.pg_description d
 where c.relkind in ${relkinds} and ${nsFilter}
 order by n.nspname, c.relname`
 
-const columnsSql = `select a.attrelid, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, d.description
+const columnsSql =
+  `select a.attrelid, a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, d.description
 from pg_catalog.pg_attribute a
 join pg_catalog.pg_class c on c.oid = a.attrelid
 join pg_catalog.pg_namespace n on n.oid = c.relnamespace
@@ -166,7 +167,9 @@ const toUnreachable = (input: ConnectorInput, t: Target) => (error: unknown): So
   const retry = `then run \`catalog test ${id}\`.`
   if (code === "57014") {
     return unreachable(
-      `PostgreSQL at ${where} cancelled a catalog query of source ${id} after ${statementTimeoutMs / 1000} s (statement_timeout).`,
+      `PostgreSQL at ${where} cancelled a catalog query of source ${id} after ${
+        statementTimeoutMs / 1000
+      } s (statement_timeout).`,
       `Check the load on PostgreSQL at ${where} (the catalog queries read pg_catalog only), ${retry}`,
       secrets
     )
@@ -368,12 +371,16 @@ export const assembleDatasets = (
 }
 
 const probe = Effect.fn("Connectors.postgres.probe")(function*(input: ConnectorInput) {
-  return yield* withClient(input, (sql, t) =>
-    Effect.map(versionOf(sql), (serverVersion): ProbeResult => ({ serverVersion, target: t.target })))
+  return yield* withClient(
+    input,
+    (sql, t) => Effect.map(versionOf(sql), (serverVersion): ProbeResult => ({ serverVersion, target: t.target }))
+  )
 })
 
 const scan = Effect.fn("Connectors.postgres.scan")(function*(input: ConnectorInput) {
-  const schemas = input.source.schemas !== undefined && input.source.schemas.length > 0 ? [...input.source.schemas] : null
+  const schemas = input.source.schemas !== undefined && input.source.schemas.length > 0
+    ? [...input.source.schemas]
+    : null
   return yield* withClient(input, (sql) =>
     Effect.gen(function*() {
       const params = [schemas]

@@ -8,12 +8,12 @@
  * The connection string is a path (`./app.db`, `/data/app.db`), `sqlite:<path>`, `sqlite://<path>`
  * or a `file:` URL; relative paths resolve against the config file's folder.
  */
+import { Effect, type Scope } from "effect"
 import * as path from "node:path"
 import { DatabaseSync, type SQLOutputValue } from "node:sqlite"
 import { fileURLToPath } from "node:url"
-import { Effect, type Scope } from "effect"
-import type { SourceUnreachable } from "../../errors/index.js"
 import type { RawColumn, RawDataset, RawSource } from "../../domain/Metadata.js"
+import type { SourceUnreachable } from "../../errors/index.js"
 import type { Connector, ConnectorInput, ProbeResult } from "../../services/Connectors.js"
 import { regularFile, relationsReadBy, unreachable } from "./internal.js"
 
@@ -49,7 +49,9 @@ const shownFile = (input: ConnectorInput, file: string): string =>
   input.secret !== null ? `named by ${input.source.connectionRef ?? "the connection variable"}` : file
 
 const fixFor = (input: ConnectorInput, file: string): string => {
-  const where = input.secret !== null ? `the path in ${input.source.connectionRef ?? "the connection variable"}` : `\`path\` of source ${input.source.id} (now ${file})`
+  const where = input.secret !== null
+    ? `the path in ${input.source.connectionRef ?? "the connection variable"}`
+    : `\`path\` of source ${input.source.id} (now ${file})`
   return `Check ${where}; it must name a SQLite database file (relative paths resolve against ${input.baseDir}). Then run \`catalog test ${input.source.id}\`.`
 }
 
@@ -66,21 +68,29 @@ const open = (input: ConnectorInput): Effect.Effect<Opened, SourceUnreachable, S
     if (connection === null || connection.trim() === "") {
       return yield* unreachable(
         `Source ${input.source.id} names no SQLite file.`,
-        `Set ${input.source.connectionRef ?? "the connection variable"} to the database file's path, then run \`catalog test ${input.source.id}\`.`,
+        `Set ${
+          input.source.connectionRef ?? "the connection variable"
+        } to the database file's path, then run \`catalog test ${input.source.id}\`.`,
         secrets
       )
     }
     const file = sqlitePath(connection, input.baseDir)
     const checked = regularFile(file)
     if (!checked.ok) {
-      return yield* unreachable(`The SQLite file ${shownFile(input, file)} (source ${input.source.id}) ${checked.reason}.`, fixFor(input, file), secrets)
+      return yield* unreachable(
+        `The SQLite file ${shownFile(input, file)} (source ${input.source.id}) ${checked.reason}.`,
+        fixFor(input, file),
+        secrets
+      )
     }
     return yield* Effect.acquireRelease(
       Effect.try({
         try: (): Opened => ({ file, db: new DatabaseSync(file, { readOnly: true }) }),
         catch: (e) =>
           unreachable(
-            `Cannot open the SQLite file ${shownFile(input, file)} (source ${input.source.id}) read-only: ${e instanceof Error ? e.message : String(e)}.`,
+            `Cannot open the SQLite file ${shownFile(input, file)} (source ${input.source.id}) read-only: ${
+              e instanceof Error ? e.message : String(e)
+            }.`,
             fixFor(input, file),
             secrets
           )
@@ -94,7 +104,9 @@ const query = (o: Opened, input: ConnectorInput, sql: string, ...params: Array<s
     try: () => o.db.prepare(sql).all(...params),
     catch: (e) =>
       unreachable(
-        `Cannot read the schema of the SQLite file ${shownFile(input, o.file)} (source ${input.source.id}): ${e instanceof Error ? e.message : String(e)}.`,
+        `Cannot read the schema of the SQLite file ${shownFile(input, o.file)} (source ${input.source.id}): ${
+          e instanceof Error ? e.message : String(e)
+        }.`,
         fixFor(input, o.file),
         [input.secret]
       )

@@ -16,7 +16,13 @@ export { PostgresConnector } from "./Postgres.js"
 export { SqliteConnector, sqlitePath } from "./Sqlite.js"
 
 /** Every built-in connector, in the order `builtinKinds` lists them. */
-export const builtinConnectors: ReadonlyArray<Connector> = [PostgresConnector, MysqlConnector, SqliteConnector, ManualCsvConnector, DbtConnector]
+export const builtinConnectors: ReadonlyArray<Connector> = [
+  PostgresConnector,
+  MysqlConnector,
+  SqliteConnector,
+  ManualCsvConnector,
+  DbtConnector
+]
 
 /** A `Connectors` registry over the given connectors (tests can add fakes). */
 export const makeConnectors = (connectors: ReadonlyArray<Connector>): Connectors["Type"] => {
@@ -28,11 +34,15 @@ export const makeConnectors = (connectors: ReadonlyArray<Connector>): Connectors
       const c = byKind.get(kind)
       return c !== undefined
         ? Effect.succeed(c)
-        : Effect.fail(new DriverMissing({
-          message: `No driver is registered for source kind "${kind}".`,
-          fix: `Use one of the built-in kinds: ${kinds.join(", ")}. Connectors for other systems are not in this build yet.`,
-          param: "kind"
-        }))
+        : Effect.fail(
+          new DriverMissing({
+            message: `No driver is registered for source kind "${kind}".`,
+            fix: `Use one of the built-in kinds: ${
+              kinds.join(", ")
+            }. Connectors for other systems are not in this build yet.`,
+            param: "kind"
+          })
+        )
     }
   }
 }

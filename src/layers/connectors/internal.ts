@@ -190,15 +190,54 @@ const tokenize = (sql: string): Array<Token> => {
 }
 
 const clauseEnd = new Set([
-  "where", "group", "order", "having", "limit", "union", "except", "intersect", "on", "using", "window",
-  "join", "inner", "left", "right", "full", "cross", "natural", "outer", "straight_join", "select", "returning",
-  "offset", "fetch", "for", "lateral", "as", "with", "values"
+  "where",
+  "group",
+  "order",
+  "having",
+  "limit",
+  "union",
+  "except",
+  "intersect",
+  "on",
+  "using",
+  "window",
+  "join",
+  "inner",
+  "left",
+  "right",
+  "full",
+  "cross",
+  "natural",
+  "outer",
+  "straight_join",
+  "select",
+  "returning",
+  "offset",
+  "fetch",
+  "for",
+  "lateral",
+  "as",
+  "with",
+  "values"
 ])
 
 // Keywords that end a FROM list (at its own parenthesis depth).
 const fromListEnd = new Set([
-  "where", "group", "order", "having", "limit", "union", "except", "intersect", "window", "offset", "fetch", "for",
-  "returning", "into", "qualify"
+  "where",
+  "group",
+  "order",
+  "having",
+  "limit",
+  "union",
+  "except",
+  "intersect",
+  "window",
+  "offset",
+  "fetch",
+  "for",
+  "returning",
+  "into",
+  "qualify"
 ])
 
 /**

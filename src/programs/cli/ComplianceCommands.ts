@@ -21,28 +21,52 @@ export const annotateSet = Command.make("set", {
     const keys = draft.activities.map((a) => a.key)
     if (key === undefined || rawField === undefined || value === "") {
       return yield* new RopaInputInvalid({
-        message: key === undefined ? "The activity key is missing." : rawField === undefined ? "The field is missing." : "The value is missing.",
-        fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${keys.join(", ") || "(none yet: run catalog start)"}.`,
+        message: key === undefined
+          ? "The activity key is missing."
+          : rawField === undefined
+          ? "The field is missing."
+          : "The value is missing.",
+        fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${
+          keys.join(", ") || "(none yet: run catalog start)"
+        }.`,
         param: key === undefined ? "activityKey" : rawField === undefined ? "field" : "value",
         usage: true
       })
     }
     const activity = draft.activities.find((a) => a.key === key)
     if (!activity) {
-      return yield* new RopaInputInvalid({ message: `No activity with key "${key}".`, fix: `Run \`catalog annotate list\`; keys: ${keys.join(", ") || "(none yet: run catalog start)"}.`, param: "activityKey" })
+      return yield* new RopaInputInvalid({
+        message: `No activity with key "${key}".`,
+        fix: `Run \`catalog annotate list\`; keys: ${keys.join(", ") || "(none yet: run catalog start)"}.`,
+        param: "activityKey"
+      })
     }
     const field = fieldAliases[rawField.toLowerCase()] ?? fieldAliases[rawField]
     if (field === undefined) {
-      return yield* new RopaInputInvalid({ message: `"${rawField}" is not a legal field.`, fix: `Use one of: ${legalFields.join(", ")}.`, param: "field" })
+      return yield* new RopaInputInvalid({
+        message: `"${rawField}" is not a legal field.`,
+        fix: `Use one of: ${legalFields.join(", ")}.`,
+        param: "field"
+      })
     }
     const isNone = value.toLowerCase() === "none"
     if (isNone && !confirm) {
-      return yield* new RopaNoneUnconfirmed({ message: `'None' closes ${key}.${field} as 'does not apply', which is a legal confirmation.`, fix: `Re-run with --confirm (and CATALOG_SIGNER_EMAIL set): catalog annotate set ${key} ${field} None --confirm`, param: "value" })
+      return yield* new RopaNoneUnconfirmed({
+        message: `'None' closes ${key}.${field} as 'does not apply', which is a legal confirmation.`,
+        fix:
+          `Re-run with --confirm (and CATALOG_SIGNER_EMAIL set): catalog annotate set ${key} ${field} None --confirm`,
+        param: "value"
+      })
     }
     const env = yield* AppEnv
     const signer = (env.env["CATALOG_SIGNER_EMAIL"] ?? "").trim()
     if (confirm && signer === "") {
-      return yield* new SignerRequired({ message: `Confirming ${key}.${field} needs a named person.`, fix: "Set CATALOG_SIGNER_EMAIL to your e-mail address and re-run; without --confirm the answer saves as a draft fill.", param: "CATALOG_SIGNER_EMAIL" })
+      return yield* new SignerRequired({
+        message: `Confirming ${key}.${field} needs a named person.`,
+        fix:
+          "Set CATALOG_SIGNER_EMAIL to your e-mail address and re-run; without --confirm the answer saves as a draft fill.",
+        param: "CATALOG_SIGNER_EMAIL"
+      })
     }
     const at = new Date().toISOString()
     const store = yield* Store
@@ -59,5 +83,7 @@ export const annotateSet = Command.make("set", {
     }))
     const after = (yield* reader.compliance).activities.find((a) => a.key === key)!.legal[field]
     yield* emit({ activityKey: key, ...after }, (f) =>
-      `${f.activityKey}.${f.field}: ${f.status === "confirmed" ? green(`confirmed by ${f.confirmedBy}`) : yellow("saved as a draft fill (suggested)")} — ${f.value}`)
+      `${f.activityKey}.${f.field}: ${
+        f.status === "confirmed" ? green(`confirmed by ${f.confirmedBy}`) : yellow("saved as a draft fill (suggested)")
+      } — ${f.value}`)
   }).pipe(Effect.provide(WriteLive)))

@@ -17,13 +17,26 @@ const CellsReadLive = StoreReaderLive.pipe(Layer.provide(SqlReadLive))
 
 const open = (vs: ReadonlyArray<DoraViolation>, where: string, max = 20): string => {
   if (vs.length === 0) return green(`No validation problems left in ${where}.`)
-  const lines = vs.slice(0, max).map((v) => `  ${v.rowKey !== null ? `row ${v.rowKey}` : "table"}${v.column !== null ? `, ${v.column}` : ""}: ${v.reason}`)
-  return [yellow(`${vs.length} problem(s) still stop an export in ${where}:`), ...lines, ...(vs.length > max ? [dim(`  … and ${vs.length - max} more (catalog dora show --json)`)] : [])].join("\n")
+  const lines = vs.slice(0, max).map((v) =>
+    `  ${v.rowKey !== null ? `row ${v.rowKey}` : "table"}${v.column !== null ? `, ${v.column}` : ""}: ${v.reason}`
+  )
+  return [
+    yellow(`${vs.length} problem(s) still stop an export in ${where}:`),
+    ...lines,
+    ...(vs.length > max ? [dim(`  … and ${vs.length - max} more (catalog dora show --json)`)] : [])
+  ].join("\n")
 }
 
 const tooMany = (args: ReadonlyArray<string>, expected: number, usage: string) =>
   args.length > expected
-    ? Effect.fail(new DoraInputInvalid({ message: `Unexpected argument "${args[expected]}".`, fix: `Usage: ${usage}`, param: "args", usage: true }))
+    ? Effect.fail(
+      new DoraInputInvalid({
+        message: `Unexpected argument "${args[expected]}".`,
+        fix: `Usage: ${usage}`,
+        param: "args",
+        usage: true
+      })
+    )
     : Effect.void
 
 export const doraImport = Command.make("import", {
@@ -35,11 +48,15 @@ export const doraImport = Command.make("import", {
     const entity = yield* doraScope("import into")
     yield* tooMany(args, 2, "catalog dora import <tableCode> <file.csv> [--merge]")
     const [tableCode, file] = args
-    const r = yield* Effect.flatMap(Dora, (d) => d.importCsv(entity, tableCode, file, merge ? "merge" : "replace")).pipe(Effect.provide(Dora.Default.pipe(Layer.provide(SqlWriteLive))))
-    yield* emit(r, (r) => [
-      `${bold(r.table)}: imported ${r.rows} row(s), ${r.cells} cell(s) from ${r.file}${r.mode === "replace" ? ` (replacing ${r.previousRows} row(s))` : " (merged)"} — by ${r.by}`,
-      open(r.violations, r.table)
-    ].join("\n"))
+    const r = yield* Effect.flatMap(Dora, (d) => d.importCsv(entity, tableCode, file, merge ? "merge" : "replace"))
+      .pipe(Effect.provide(Dora.Default.pipe(Layer.provide(SqlWriteLive))))
+    yield* emit(r, (r) =>
+      [
+        `${bold(r.table)}: imported ${r.rows} row(s), ${r.cells} cell(s) from ${r.file}${
+          r.mode === "replace" ? ` (replacing ${r.previousRows} row(s))` : " (merged)"
+        } — by ${r.by}`,
+        open(r.violations, r.table)
+      ].join("\n"))
   }))
 
 export const doraSet = Command.make("set", {
@@ -53,13 +70,25 @@ export const doraSet = Command.make("set", {
     const [tableCode, rowKey, field, ...rest] = args
     const input = { tableCode, rowKey, field, value: rest.length === 0 ? undefined : rest.join(" "), remove }
     if (!remove && field !== undefined && input.value === undefined) {
-      return yield* new DoraInputInvalid({ message: "The value is missing.", fix: `Usage: catalog dora set <tableCode> <rowKey> <field> <value>; pass "" to clear a cell.`, param: "value", usage: true })
+      return yield* new DoraInputInvalid({
+        message: "The value is missing.",
+        fix: `Usage: catalog dora set <tableCode> <rowKey> <field> <value>; pass "" to clear a cell.`,
+        param: "value",
+        usage: true
+      })
     }
-    const r = yield* Effect.flatMap(Dora, (d) => d.set(entity, input)).pipe(Effect.provide(Dora.Default.pipe(Layer.provide(SqlWriteLive))))
-    yield* emit(r, (r) => [
-      r.deleted ? `${bold(r.table)} row ${r.rowKey} removed` : `${bold(r.table)} row ${r.rowKey}, ${r.column}: ${r.value === null ? "cleared" : r.value}${r.previous !== null ? dim(` (was ${r.previous})`) : ""} — by ${r.by}`,
-      open(r.violations, `${r.table} row ${r.rowKey}`)
-    ].join("\n"))
+    const r = yield* Effect.flatMap(Dora, (d) => d.set(entity, input)).pipe(
+      Effect.provide(Dora.Default.pipe(Layer.provide(SqlWriteLive)))
+    )
+    yield* emit(r, (r) =>
+      [
+        r.deleted
+          ? `${bold(r.table)} row ${r.rowKey} removed`
+          : `${bold(r.table)} row ${r.rowKey}, ${r.column}: ${r.value === null ? "cleared" : r.value}${
+            r.previous !== null ? dim(` (was ${r.previous})`) : ""
+          } — by ${r.by}`,
+        open(r.violations, `${r.table} row ${r.rowKey}`)
+      ].join("\n"))
   }))
 
 export const doraExport = Command.make("export", {
@@ -72,7 +101,12 @@ export const doraExport = Command.make("export", {
     const entity = yield* doraScope("export")
     const lv = Option.getOrUndefined(level)?.toUpperCase()
     if (lv !== undefined && lv !== "CON" && lv !== "IND") {
-      return yield* new DoraInputInvalid({ message: `--level must be con or ind; got "${lv.toLowerCase()}".`, fix: "con: consolidated or sub-consolidated register; ind: individual (default: con when B_01.02 lists more than one entity).", param: "level" })
+      return yield* new DoraInputInvalid({
+        message: `--level must be con or ind; got "${lv.toLowerCase()}".`,
+        fix:
+          "con: consolidated or sub-consolidated register; ind: individual (default: con when B_01.02 lists more than one entity).",
+        param: "level"
+      })
     }
     // No catalog yet means no cells: the register is then reported as empty rather than created.
     const cells = yield* Effect.flatMap(StoreReader, (s) => Effect.orDie(s.doraCells)).pipe(
@@ -81,12 +115,19 @@ export const doraExport = Command.make("export", {
     )
     const o = Option.getOrUndefined(out)
     const d = Option.getOrUndefined(refDate)
-    const r = yield* exportDora(cells, entity, { ...(o !== undefined ? { out: o } : {}), ...(d !== undefined ? { refDate: d } : {}), ...(lv !== undefined ? { level: lv } : {}) })
-    yield* emit(r, (r) => [
-      `${bold("DORA xBRL-CSV package written")} — DRAFT, not an official record`,
-      `  package: ${r.package}`,
-      `  folder:  ${r.folder}`,
-      `  ${Object.entries(r.parameters).map(([k, v]) => `${k}=${v}`).join(" · ")}`,
-      `  ${r.tables.filter((t) => t.rows > 0).map((t) => `${t.code} ${t.rows}`).join(", ")} (rows); all ${r.filingIndicators.length} templates reported`
-    ].join("\n"))
+    const r = yield* exportDora(cells, entity, {
+      ...(o !== undefined ? { out: o } : {}),
+      ...(d !== undefined ? { refDate: d } : {}),
+      ...(lv !== undefined ? { level: lv } : {})
+    })
+    yield* emit(r, (r) =>
+      [
+        `${bold("DORA xBRL-CSV package written")} — DRAFT, not an official record`,
+        `  package: ${r.package}`,
+        `  folder:  ${r.folder}`,
+        `  ${Object.entries(r.parameters).map(([k, v]) => `${k}=${v}`).join(" · ")}`,
+        `  ${
+          r.tables.filter((t) => t.rows > 0).map((t) => `${t.code} ${t.rows}`).join(", ")
+        } (rows); all ${r.filingIndicators.length} templates reported`
+      ].join("\n"))
   }))

@@ -23,45 +23,78 @@ const confirmed = (question: string) =>
 
 const outParam = (fix: string) => (message: string) => new InvalidParam({ message, fix, param: "out" })
 
-export const exportCmd = Command.make("export", { out: Options.text("out").pipe(Options.optional) }, ({ out }) =>
-  Effect.gen(function*() {
-    const env = yield* AppEnv
-    const typed = Option.getOrUndefined(out)
-    // The destination is checked before anything is read: a folder, a device or an existing file never gets half a file.
-    const target = typed === undefined ? undefined : yield* outputFileTarget(env.cwd, typed, {
-      flag: "--out",
-      what: "the path of a file to write the team catalog to",
-      refuse: outParam("Pass --out a file path such as team-catalog.json, or leave --out out to print the file on stdout.")
-    })
-    if (target?.exists === true && !(yield* confirmed(`${typed} exists. Replace it with this export?`))) {
-      return yield* new ConfirmRequired({
-        message: `${typed} already exists; the export would replace it.`,
-        fix: `Re-run with --yes to replace it (catalog export --out ${typed} --yes), or pass another file name.`,
-        param: "yes"
+export const exportCmd = Command.make(
+  "export",
+  { out: Options.text("out").pipe(Options.optional) },
+  ({ out }) =>
+    Effect.gen(function*() {
+      const env = yield* AppEnv
+      const typed = Option.getOrUndefined(out)
+      // The destination is checked before anything is read: a folder, a device or an existing file never gets half a file.
+      const target = typed === undefined ? undefined : yield* outputFileTarget(env.cwd, typed, {
+        flag: "--out",
+        what: "the path of a file to write the team catalog to",
+        refuse: outParam(
+          "Pass --out a file path such as team-catalog.json, or leave --out out to print the file on stdout."
+        )
       })
-    }
-    const file = yield* Effect.flatMap(TeamFileService, (team) => Effect.orDie(team.exportFile)).pipe(Effect.provide(TeamLive))
-    const text = serializeTeamFile(file)
-    if (target === undefined) return yield* Effect.sync(() => process.stdout.write(text))
-    yield* writePrivate(target.path, text, outParam("Pass --out a file in a folder you can write."))
-    const counts = { overrides: file.overrides.length, lineage: file.lineage.length, glossary: file.glossary.length, descriptions: file.descriptions.length, annotations: file.annotations.length, dora: file.dora.length }
-    yield* emit({ written: target.path, replaced: target.exists, format: file.format, version: file.version, counts }, (x) => `${x.replaced ? "Replaced" : "Wrote"} ${x.written} (${Object.entries(x.counts).map(([k, n]) => `${n} ${k}`).join(", ")}).`)
-  }))
-
-export const importCmd = Command.make("import", { file: Args.text({ name: "file" }) }, ({ file }) =>
-  Effect.gen(function*() {
-    const env = yield* AppEnv
-    const { text } = yield* readUserFile(env.cwd, file, {
-      flag: "import",
-      what: "a team catalog file written by `catalog export`",
-      refuse: (message) => new CatalogFileInvalid({ message, param: "file" })
+      if (target?.exists === true && !(yield* confirmed(`${typed} exists. Replace it with this export?`))) {
+        return yield* new ConfirmRequired({
+          message: `${typed} already exists; the export would replace it.`,
+          fix: `Re-run with --yes to replace it (catalog export --out ${typed} --yes), or pass another file name.`,
+          param: "yes"
+        })
+      }
+      const file = yield* Effect.flatMap(TeamFileService, (team) => Effect.orDie(team.exportFile)).pipe(
+        Effect.provide(TeamLive)
+      )
+      const text = serializeTeamFile(file)
+      if (target === undefined) return yield* Effect.sync(() => process.stdout.write(text))
+      yield* writePrivate(target.path, text, outParam("Pass --out a file in a folder you can write."))
+      const counts = {
+        overrides: file.overrides.length,
+        lineage: file.lineage.length,
+        glossary: file.glossary.length,
+        descriptions: file.descriptions.length,
+        annotations: file.annotations.length,
+        dora: file.dora.length
+      }
+      yield* emit(
+        { written: target.path, replaced: target.exists, format: file.format, version: file.version, counts },
+        (x) =>
+          `${x.replaced ? "Replaced" : "Wrote"} ${x.written} (${
+            Object.entries(x.counts).map(([k, n]) => `${n} ${k}`).join(", ")
+          }).`
+      )
     })
-    const raw = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => new CatalogFileInvalid({ message: `${file} is not JSON, so not a team catalog file.`, param: "file" }) })
-    const valid = yield* validateTeamFile(raw, file)
-    // The catalog is opened (and created, the first time) only once the file is known to be good.
-    const r = yield* Effect.flatMap(TeamFileService, (team) => Effect.orDie(team.importFile(valid, actor(env), file))).pipe(Effect.provide(TeamLive))
-    yield* emit({ imported: file, ...r }, (x) => `${green("Imported")} ${x.imported}: ${x.rows} rows, ${x.applied} applied (newer rows win on conflicts).`)
-  }))
+)
+
+export const importCmd = Command.make(
+  "import",
+  { file: Args.text({ name: "file" }) },
+  ({ file }) =>
+    Effect.gen(function*() {
+      const env = yield* AppEnv
+      const { text } = yield* readUserFile(env.cwd, file, {
+        flag: "import",
+        what: "a team catalog file written by `catalog export`",
+        refuse: (message) => new CatalogFileInvalid({ message, param: "file" })
+      })
+      const raw = yield* Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () =>
+          new CatalogFileInvalid({ message: `${file} is not JSON, so not a team catalog file.`, param: "file" })
+      })
+      const valid = yield* validateTeamFile(raw, file)
+      // The catalog is opened (and created, the first time) only once the file is known to be good.
+      const r = yield* Effect.flatMap(TeamFileService, (team) => Effect.orDie(team.importFile(valid, actor(env), file)))
+        .pipe(Effect.provide(TeamLive))
+      yield* emit(
+        { imported: file, ...r },
+        (x) => `${green("Imported")} ${x.imported}: ${x.rows} rows, ${x.applied} applied (newer rows win on conflicts).`
+      )
+    })
+)
 
 export const evidence = Command.make("evidence", {
   out: Options.text("out").pipe(Options.optional),
@@ -74,29 +107,46 @@ export const evidence = Command.make("evidence", {
       const dir = yield* userFolder(env.cwd, toVerify, {
         flag: "--verify",
         what: "an evidence bundle folder written by `catalog evidence`",
-        refuse: (message) => new InvalidParam({ message, fix: "Pass --verify the folder `catalog evidence` wrote (it holds manifest.json).", param: "verify" })
+        refuse: (message) =>
+          new InvalidParam({
+            message,
+            fix: "Pass --verify the folder `catalog evidence` wrote (it holds manifest.json).",
+            param: "verify"
+          })
       })
       const r = yield* verifyEvidence(dir)
-      yield* emit({ verified: true, ...r }, (x) => `${green("Verified")} ${x.dir}: ${x.artifacts.length} artifacts match their fingerprints.`)
+      yield* emit({ verified: true, ...r }, (x) =>
+        `${green("Verified")} ${x.dir}: ${x.artifacts.length} artifacts match their fingerprints.`)
       return
     }
-    const typed = Option.getOrElse(out, () => `evidence-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}`)
+    const typed = Option.getOrElse(out, () =>
+      `evidence-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, "-")}`)
     const fix = "Pass --out a new or empty folder (default: evidence-<timestamp> in the working folder)."
-    const target = yield* outputFolderTarget(env.cwd, typed, { flag: "--out", what: "a new or empty folder for the evidence bundle", refuse: outParam(fix) })
+    const target = yield* outputFolderTarget(env.cwd, typed, {
+      flag: "--out",
+      what: "a new or empty folder for the evidence bundle",
+      refuse: outParam(fix)
+    })
     // A non-empty folder: only an earlier bundle (its manifest and the artifacts it lists, nothing else) may be replaced, and only when confirmed.
     if (target.entries.length > 0) {
       const earlier = earlierBundle(target.path, target.entries)
       if (earlier === null || earlier.strangers.length > 0) {
         const strangers = earlier === null ? target.entries : earlier.strangers
         return yield* new InvalidParam({
-          message: `${typed} is not empty and ${earlier === null ? "is not an evidence bundle" : "holds files that are not part of its evidence bundle"} (${strangers.slice(0, 5).join(", ")}${strangers.length > 5 ? `, … ${strangers.length - 5} more` : ""}); the bundle is never mixed with other files, even with --yes.`,
+          message: `${typed} is not empty and ${
+            earlier === null ? "is not an evidence bundle" : "holds files that are not part of its evidence bundle"
+          } (${strangers.slice(0, 5).join(", ")}${
+            strangers.length > 5 ? `, … ${strangers.length - 5} more` : ""
+          }); the bundle is never mixed with other files, even with --yes.`,
           fix,
           param: "out"
         })
       }
       if (!(yield* confirmed(`${typed} holds an earlier evidence bundle. Replace it?`))) {
         return yield* new ConfirmRequired({
-          message: `${typed} already holds an evidence bundle${earlier.generatedAt !== null ? ` (generated ${earlier.generatedAt})` : ""}; writing would replace it.`,
+          message: `${typed} already holds an evidence bundle${
+            earlier.generatedAt !== null ? ` (generated ${earlier.generatedAt})` : ""
+          }; writing would replace it.`,
           fix: `Re-run with --yes to replace it (catalog evidence --out ${typed} --yes), or pass --out a new folder.`,
           param: "yes"
         })
@@ -112,5 +162,10 @@ export const evidence = Command.make("evidence", {
         changes: yield* reader.changes("0", 1000)
       })
     }).pipe(Effect.provide(ReadLive))
-    yield* emit({ dir: target.path, ...manifest }, (m) => [`Evidence bundle written to ${m.dir} (${m.stamp}):`, ...m.artifacts.map((a) => `  ${a.file}  sha256:${a.sha256.slice(0, 16)}…`), `Verify later with: catalog evidence --verify ${m.dir}`].join("\n"))
+    yield* emit({ dir: target.path, ...manifest }, (m) =>
+      [
+        `Evidence bundle written to ${m.dir} (${m.stamp}):`,
+        ...m.artifacts.map((a) => `  ${a.file}  sha256:${a.sha256.slice(0, 16)}…`),
+        `Verify later with: catalog evidence --verify ${m.dir}`
+      ].join("\n"))
   }))

@@ -30,7 +30,13 @@ const deliver = (url: string, body: unknown) =>
       if (!res.ok) throw new Error(`the receiver answered HTTP ${res.status}`)
       return res.status
     },
-    catch: (e) => new WebhookFailed({ message: `Webhook delivery to ${url} failed: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}; the local re-scan stands.`, param: "webhook" })
+    catch: (e) =>
+      new WebhookFailed({
+        message: `Webhook delivery to ${url} failed: ${
+          e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)
+        }; the local re-scan stands.`,
+        param: "webhook"
+      })
   })
 
 export const watch = Command.make("watch", {
@@ -42,7 +48,11 @@ export const watch = Command.make("watch", {
     if (loaded.file.sources.length === 0) return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
     const url = Option.getOrUndefined(webhook)
     if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url)) {
-      return yield* new WebhookFailed({ message: `"${url}" is not an http(s) URL.`, fix: "Pass --webhook https://host/path.", param: "webhook" })
+      return yield* new WebhookFailed({
+        message: `"${url}" is not an http(s) URL.`,
+        fix: "Pass --webhook https://host/path.",
+        param: "webhook"
+      })
     }
     const env = yield* AppEnv
     const hadCatalog = fs.existsSync(indexPath(dataDir(env)))
@@ -65,28 +75,54 @@ export const watch = Command.make("watch", {
       changes: result.changes.changes.map((c) => ({ seq: c.seq, kind: c.kind, entity: c.entity, summary: c.summary }))
     }
     const moved = ci && result.moved.length > 0
-    let delivery: { url: string; status: number } | { skipped: string } | { url: string; delivered: false; error: { code: string; message: string; fix: string | null } } | null = null
+    let delivery: { url: string; status: number } | { skipped: string } | {
+      url: string
+      delivered: false
+      error: { code: string; message: string; fix: string | null }
+    } | null = null
     if (url !== undefined) {
-      if (loaded.file.catalogOnly) delivery = { skipped: "catalog-only is on: no metadata leaves this machine, so the webhook was not called" }
-      else {
+      if (loaded.file.catalogOnly) {
+        delivery = { skipped: "catalog-only is on: no metadata leaves this machine, so the webhook was not called" }
+      } else {
         const outcome = yield* Effect.either(deliver(url, summary))
         if (outcome._tag === "Right") delivery = { url, status: outcome.right }
         else if (!moved) {
           // The error carries the summary, so --json still prints one JSON value.
-          return yield* new WebhookFailed({ message: outcome.left.message, param: "webhook", details: { ...summary, webhook: { url, delivered: false } } })
+          return yield* new WebhookFailed({
+            message: outcome.left.message,
+            param: "webhook",
+            details: { ...summary, webhook: { url, delivered: false } }
+          })
         } else {
           // A moved core field outranks a failed delivery (exit 3), and the output reports both.
-          delivery = { url, delivered: false, error: { code: outcome.left.code, message: outcome.left.message, fix: outcome.left.fix } }
+          delivery = {
+            url,
+            delivered: false,
+            error: { code: outcome.left.code, message: outcome.left.message, fix: outcome.left.fix }
+          }
         }
       }
     }
     const failed = delivery !== null && "delivered" in delivery ? delivery : null
-    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: moved ? 3 : 0 }, (s) => [
-      `${bold("Re-scan")} #${s.scanId}: ${s.summary.changes} change entries. ${s.coverage.line}`,
-      s.ropaMoved.length === 0 ? green("No core RoPA field moved.") : yellow(`${s.ropaMoved.length} core RoPA field(s) moved:`),
-      ...s.ropaMoved.map((m) => `  ${m.summary}`),
-      ...(delivery && !("delivered" in delivery) ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`] : [])
-    ].join("\n"))
-    if (failed !== null) yield* stderrLine(`${red(failed.error.code)}: ${failed.error.message}${failed.error.fix ? `\n  fix: ${failed.error.fix}` : ""}`)
-    if (moved) yield* Effect.sync(() => { process.exitCode = 3 })
+    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: moved ? 3 : 0 }, (s) =>
+      [
+        `${bold("Re-scan")} #${s.scanId}: ${s.summary.changes} change entries. ${s.coverage.line}`,
+        s.ropaMoved.length === 0
+          ? green("No core RoPA field moved.")
+          : yellow(`${s.ropaMoved.length} core RoPA field(s) moved:`),
+        ...s.ropaMoved.map((m) => `  ${m.summary}`),
+        ...(delivery && !("delivered" in delivery)
+          ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`]
+          : [])
+      ].join("\n"))
+    if (failed !== null) {
+      yield* stderrLine(
+        `${red(failed.error.code)}: ${failed.error.message}${failed.error.fix ? `\n  fix: ${failed.error.fix}` : ""}`
+      )
+    }
+    if (moved) {
+      yield* Effect.sync(() => {
+        process.exitCode = 3
+      })
+    }
   }))

@@ -2,13 +2,13 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { isCatalogError } from "../../errors/index.js"
 import { indexPath, schemaVersion } from "../../layers/Sql.js"
 import { AppEnv, dataDir } from "../../services/AppEnv.js"
-import { ConfigFile, configCandidates } from "../../services/ConfigFile.js"
+import { configCandidates, ConfigFile } from "../../services/ConfigFile.js"
 import { Connectors } from "../../services/Connectors.js"
 import { Secrets } from "../../services/Secrets.js"
-import { DatabaseSync } from "node:sqlite"
 import { bold, emit, green, red, yellow } from "./render.js"
 
 export interface Check {
@@ -22,7 +22,16 @@ export interface Check {
 }
 
 const fromError = (name: string, e: unknown): Check => {
-  if (isCatalogError(e)) return { name, ok: false, level: "error", message: e.message, code: e.code, ...(e.fix !== null ? { fix: e.fix } : {}) }
+  if (isCatalogError(e)) {
+    return {
+      name,
+      ok: false,
+      level: "error",
+      message: e.message,
+      code: e.code,
+      ...(e.fix !== null ? { fix: e.fix } : {})
+    }
+  }
   return { name, ok: false, level: "error", message: String(e) }
 }
 
@@ -35,54 +44,116 @@ export const runDoctor = Effect.gen(function*() {
   checks.push({ name: "runtime", ok: true, level: "ok", message: `Node.js ${process.versions.node} (needs ≥ 22.18)` })
 
   const envFile = path.join(env.cwd, ".env")
-  checks.push(fs.existsSync(envFile)
-    ? { name: ".env", ok: true, level: "ok", message: `${envFile} loaded` }
-    : { name: ".env", ok: true, level: "warn", message: "no .env in the working folder; connection strings must come from the environment", fix: "Put each source's connection string in .env as NAME=value (it is loaded automatically and never committed)." })
+  checks.push(
+    fs.existsSync(envFile)
+      ? { name: ".env", ok: true, level: "ok", message: `${envFile} loaded` }
+      : {
+        name: ".env",
+        ok: true,
+        level: "warn",
+        message: "no .env in the working folder; connection strings must come from the environment",
+        fix:
+          "Put each source's connection string in .env as NAME=value (it is loaded automatically and never committed)."
+      }
+  )
 
   const loaded = yield* Effect.either(config.load())
   if (loaded._tag === "Left") {
     checks.push(fromError("config", loaded.left))
   } else {
     const cfg = loaded.right
-    checks.push({ name: "config", ok: true, level: "ok", message: `${cfg.path}: ${cfg.file.sources.length} source(s)${cfg.file.catalogOnly ? ", catalog-only on" : ""}` })
+    checks.push({
+      name: "config",
+      ok: true,
+      level: "ok",
+      message: `${cfg.path}: ${cfg.file.sources.length} source(s)${cfg.file.catalogOnly ? ", catalog-only on" : ""}`
+    })
     if (cfg.file.sources.length === 0) {
-      checks.push({ name: "sources", ok: false, level: "error", code: "NO_SOURCES", message: "catalog.yml lists no sources.", fix: "Add one with `catalog add <postgres|mysql|sqlite|manual> --ref <VAR>`." })
+      checks.push({
+        name: "sources",
+        ok: false,
+        level: "error",
+        code: "NO_SOURCES",
+        message: "catalog.yml lists no sources.",
+        fix: "Add one with `catalog add <postgres|mysql|sqlite|manual> --ref <VAR>`."
+      })
     }
     for (const source of cfg.file.sources) {
       const result = yield* Effect.either(Effect.gen(function*() {
         const connector = yield* connectors.get(source.kind)
         const secret = yield* secrets.resolve(source, connector.needsSecret)
-        if (connector.needsSecret) checks.push({ name: `secret ${source.id}`, ok: true, level: "ok", message: `${source.connectionRef} is set` })
+        if (connector.needsSecret) {
+          checks.push({ name: `secret ${source.id}`, ok: true, level: "ok", message: `${source.connectionRef} is set` })
+        }
         const t0 = performance.now()
         const probe = yield* connector.probe({ source, secret, baseDir: cfg.baseDir })
         return { probe, ms: Math.round(performance.now() - t0) }
       }))
-      checks.push(result._tag === "Right"
-        ? { name: `source ${source.id}`, ok: true, level: "ok", message: `reachable at ${result.right.probe.target}${result.right.probe.serverVersion ? ` (${result.right.probe.serverVersion})` : ""} in ${result.right.ms} ms` }
-        : fromError(`source ${source.id}`, result.left))
+      checks.push(
+        result._tag === "Right"
+          ? {
+            name: `source ${source.id}`,
+            ok: true,
+            level: "ok",
+            message: `reachable at ${result.right.probe.target}${
+              result.right.probe.serverVersion ? ` (${result.right.probe.serverVersion})` : ""
+            } in ${result.right.ms} ms`
+          }
+          : fromError(`source ${source.id}`, result.left)
+      )
     }
   }
 
   const file = indexPath(dataDir(env))
   if (!fs.existsSync(file)) {
-    checks.push({ name: "store", ok: true, level: "warn", code: "MAP_NOT_FOUND", message: `no local catalog at ${file} yet`, fix: "Run `catalog start` to scan the configured sources." })
+    checks.push({
+      name: "store",
+      ok: true,
+      level: "warn",
+      code: "MAP_NOT_FOUND",
+      message: `no local catalog at ${file} yet`,
+      fix: "Run `catalog start` to scan the configured sources."
+    })
   } else {
     const found = yield* Effect.try(() => {
       const db = new DatabaseSync(file, { readOnly: true })
       try {
-        const row = db.prepare("SELECT max(migration_id) AS v FROM effect_sql_migrations").get() as { v: number | null } | undefined
+        const row = db.prepare("SELECT max(migration_id) AS v FROM effect_sql_migrations").get() as
+          | { v: number | null }
+          | undefined
         return row?.v ?? 0
       } finally {
         db.close()
       }
     }).pipe(Effect.orElseSucceed(() => -1))
-    checks.push(found === schemaVersion
-      ? { name: "store", ok: true, level: "ok", message: `${file} (schema version ${found})` }
-      : found > schemaVersion
-      ? { name: "store", ok: false, level: "error", code: "SCHEMA_MIGRATION_REQUIRED", message: `${file} has schema version ${found}; this build understands up to ${schemaVersion}.`, fix: "Upgrade local-data-catalog, or delete .catalog and re-run `catalog start`." }
-      : found < 0
-      ? { name: "store", ok: false, level: "error", code: "SCHEMA_MIGRATION_REQUIRED", message: `${file} is not a catalog this tool can read.`, fix: "Delete .catalog and re-run `catalog start`." }
-      : { name: "store", ok: true, level: "warn", message: `${file} has schema version ${found}; the next \`catalog start\` migrates it to ${schemaVersion}.` })
+    checks.push(
+      found === schemaVersion
+        ? { name: "store", ok: true, level: "ok", message: `${file} (schema version ${found})` }
+        : found > schemaVersion
+        ? {
+          name: "store",
+          ok: false,
+          level: "error",
+          code: "SCHEMA_MIGRATION_REQUIRED",
+          message: `${file} has schema version ${found}; this build understands up to ${schemaVersion}.`,
+          fix: "Upgrade local-data-catalog, or delete .catalog and re-run `catalog start`."
+        }
+        : found < 0
+        ? {
+          name: "store",
+          ok: false,
+          level: "error",
+          code: "SCHEMA_MIGRATION_REQUIRED",
+          message: `${file} is not a catalog this tool can read.`,
+          fix: "Delete .catalog and re-run `catalog start`."
+        }
+        : {
+          name: "store",
+          ok: true,
+          level: "warn",
+          message: `${file} has schema version ${found}; the next \`catalog start\` migrates it to ${schemaVersion}.`
+        }
+    )
   }
   const failed = checks.filter((c) => !c.ok)
   const first = failed[0]
@@ -90,12 +161,29 @@ export const runDoctor = Effect.gen(function*() {
     ok: failed.length === 0,
     configLookedAt: configCandidates(env),
     checks,
-    ...(first?.code !== undefined ? { error: { code: first.code, message: `${failed.length} check(s) failed; first: ${first.name}: ${first.message}`, ...(first.fix ? { fix: first.fix } : {}) } } : {})
+    ...(first?.code !== undefined
+      ? {
+        error: {
+          code: first.code,
+          message: `${failed.length} check(s) failed; first: ${first.name}: ${first.message}`,
+          ...(first.fix ? { fix: first.fix } : {})
+        }
+      }
+      : {})
   }
-  yield* emit(report, (r) => [
-    bold("catalog doctor"),
-    ...r.checks.map((c) => `${c.level === "ok" ? green("✓") : c.level === "warn" ? yellow("!") : red("✗")} ${c.name}: ${c.message}${c.code ? ` [${c.code}]` : ""}${c.fix ? `\n    fix: ${c.fix}` : ""}`),
-    r.ok ? green("All checks passed.") : red(`${failed.length} check(s) failed.`)
-  ].join("\n"))
-  if (!report.ok) yield* Effect.sync(() => { process.exitCode = 1 })
+  yield* emit(report, (r) =>
+    [
+      bold("catalog doctor"),
+      ...r.checks.map((c) =>
+        `${c.level === "ok" ? green("✓") : c.level === "warn" ? yellow("!") : red("✗")} ${c.name}: ${c.message}${
+          c.code ? ` [${c.code}]` : ""
+        }${c.fix ? `\n    fix: ${c.fix}` : ""}`
+      ),
+      r.ok ? green("All checks passed.") : red(`${failed.length} check(s) failed.`)
+    ].join("\n"))
+  if (!report.ok) {
+    yield* Effect.sync(() => {
+      process.exitCode = 1
+    })
+  }
 })

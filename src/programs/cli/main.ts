@@ -7,14 +7,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import type { CatalogErrorShape } from "../../errors/define.js"
-import { isCatalogError, toErrorBody, type ErrorBody } from "../../errors/index.js"
+import { type ErrorBody, isCatalogError, toErrorBody } from "../../errors/index.js"
 import { AppEnv } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
+import { version } from "../../version.js"
 import { cli, helpDocument } from "./Cli.js"
+import { CliFlags, red } from "./render.js"
 import { commandDocs } from "./spec.js"
 import { usageError } from "./usage.js"
-import { version } from "../../version.js"
-import { CliFlags, red } from "./render.js"
 
 const GLOBAL = new Set(["--json", "--yes", "-y", "--non-interactive"])
 
@@ -22,7 +22,11 @@ export const splitArgs = (argv: ReadonlyArray<string>) => {
   const rest = argv.slice(2)
   const dashdash = rest.indexOf("--")
   const scan = dashdash === -1 ? rest : rest.slice(0, dashdash)
-  const flags = { json: scan.includes("--json"), yes: scan.includes("--yes") || scan.includes("-y"), nonInteractive: scan.includes("--non-interactive") }
+  const flags = {
+    json: scan.includes("--json"),
+    yes: scan.includes("--yes") || scan.includes("-y"),
+    nonInteractive: scan.includes("--non-interactive")
+  }
   const kept = [...scan.filter((a) => !GLOBAL.has(a)), ...(dashdash === -1 ? [] : rest.slice(dashdash))]
   return { flags, args: [argv[0] ?? "node", argv[1] ?? "catalog", ...kept] }
 }
@@ -42,7 +46,10 @@ const helpDocText = (e: ValidationError.ValidationError): string => {
 
 /** The error body and exit code for a failed run. */
 /** The error body and exit code for a failed run. `args` are the user's arguments (for the usage code). */
-export const failureOf = (cause: Cause.Cause<unknown>, args: ReadonlyArray<string> = []): { body: ErrorBody | null; exitCode: number; usage: boolean } => {
+export const failureOf = (
+  cause: Cause.Cause<unknown>,
+  args: ReadonlyArray<string> = []
+): { body: ErrorBody | null; exitCode: number; usage: boolean } => {
   if (Cause.isInterruptedOnly(cause)) return { body: null, exitCode: 130, usage: false }
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
@@ -52,7 +59,8 @@ export const failureOf = (cause: Cause.Cause<unknown>, args: ReadonlyArray<strin
       if (e._tag === "HelpRequested") return { body: null, exitCode: 0, usage: false }
       const words = args.filter((a) => !a.startsWith("-"))
       const command = words[0]
-      const doc = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ?? commandDocs.find((c) => c.name === command)
+      const doc = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ??
+        commandDocs.find((c) => c.name === command)
       // For `config foo` the library blames the root ("Invalid subcommand for catalog - use one of …"):
       // name the command that was given and what it did not expect instead.
       const raw = helpDocText(e)
@@ -63,11 +71,25 @@ export const failureOf = (cause: Cause.Cause<unknown>, args: ReadonlyArray<strin
       const fix = doc !== undefined
         ? `Usage: ${doc.usage}; \`catalog help ${doc.name}\` has examples.`
         : "Run `catalog help` for the commands, or `catalog help <command>` for one command's usage."
-      return { body: toErrorBody(usageError(args, { message, fix, ...(flag ? { param: flag } : {}) })), exitCode: 2, usage: true }
+      return {
+        body: toErrorBody(usageError(args, { message, fix, ...(flag ? { param: flag } : {}) })),
+        exitCode: 2,
+        usage: true
+      }
     }
   }
   const defect = Cause.squash(cause)
-  return { body: { error: { code: "INTERNAL_ERROR", message: `Unexpected failure: ${defect instanceof Error ? defect.message : String(defect)}`, fix: "This is a bug; please report it with the command you ran." } }, exitCode: 1, usage: false }
+  return {
+    body: {
+      error: {
+        code: "INTERNAL_ERROR",
+        message: `Unexpected failure: ${defect instanceof Error ? defect.message : String(defect)}`,
+        fix: "This is a bug; please report it with the command you ran."
+      }
+    },
+    exitCode: 1,
+    usage: false
+  }
 }
 
 /**
@@ -101,7 +123,8 @@ const quietOnClosedPipe = (): void => {
 const helpFor = (args: ReadonlyArray<string>) => {
   const words = args.filter((a) => !a.startsWith("-"))
   const doc = helpDocument()
-  const one = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ?? commandDocs.find((c) => c.name === words[0])
+  const one = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ??
+    commandDocs.find((c) => c.name === words[0])
   if (one === undefined) return doc
   return { ...one, errors: doc.errors.filter((e) => one.errors.includes(e.code)) }
 }
@@ -114,13 +137,17 @@ const libraryFlags = new Set(["--help", "-h", "--version", "--wizard", "--comple
  * with free-text arguments (`search --bogus`, `glossary set T "…" --dataset x`). The accepted flags are
  * the ones `help` documents for the command (a test keeps the documentation and the parser in step).
  */
-const flagProblem = (args: ReadonlyArray<string>): { readonly flag: string; readonly problem: "unknown" | "no-value" } | null => {
+const flagProblem = (
+  args: ReadonlyArray<string>
+): { readonly flag: string; readonly problem: "unknown" | "no-value" } | null => {
   const dashdash = args.indexOf("--")
   const scan = dashdash === -1 ? args : args.slice(0, dashdash)
   const doc = commandDocs.find((c) => c.name === scan.find((a) => !a.startsWith("-")))
   if (doc === undefined) return null // an unknown command: the parser names it
   const accepted = new Map<string, boolean>() // flag → takes a value
-  for (const o of doc.options) for (const f of o.flag.split(/,\s*/)) accepted.set(f.split(/[\s=]/)[0]!, /[\s=]</.test(f))
+  for (const o of doc.options) {
+    for (const f of o.flag.split(/,\s*/)) accepted.set(f.split(/[\s=]/)[0]!, /[\s=]</.test(f))
+  }
   for (let i = 0; i < scan.length; i++) {
     const a = scan[i]!
     if (!/^--?[a-zA-Z]/.test(a)) continue
@@ -128,7 +155,9 @@ const flagProblem = (args: ReadonlyArray<string>): { readonly flag: string; read
     if (libraryFlags.has(flag)) continue
     if (!accepted.has(flag)) return { flag, problem: "unknown" }
     const next = scan[i + 1]
-    if (accepted.get(flag) === true && !a.includes("=") && (next === undefined || /^--?[a-zA-Z]/.test(next))) return { flag, problem: "no-value" }
+    if (accepted.get(flag) === true && !a.includes("=") && (next === undefined || /^--?[a-zA-Z]/.test(next))) {
+      return { flag, problem: "no-value" }
+    }
   }
   return null
 }
@@ -137,7 +166,11 @@ const flagProblem = (args: ReadonlyArray<string>): { readonly flag: string; read
  * What @effect/cli would otherwise do on its own terms: `--version` and `--help` ignore `--json`,
  * and `--wizard` prompts even off a terminal (rule 2). Answered here, before the command tree parses.
  */
-const builtIn = (args: ReadonlyArray<string>, flags: { readonly json: boolean }, interactive: boolean): Effect.Effect<boolean, CatalogErrorShape> => {
+const builtIn = (
+  args: ReadonlyArray<string>,
+  flags: { readonly json: boolean },
+  interactive: boolean
+): Effect.Effect<boolean, CatalogErrorShape> => {
   if (args.includes("--wizard") && !interactive) {
     return Effect.fail(usageError(args, {
       message: "--wizard asks questions, and this run cannot prompt (no terminal, --non-interactive, or CI is set).",
@@ -149,14 +182,20 @@ const builtIn = (args: ReadonlyArray<string>, flags: { readonly json: boolean },
   if (bad !== null) {
     const command = args.find((a) => !a.startsWith("-")) ?? ""
     return Effect.fail(usageError(args, {
-      message: bad.problem === "unknown" ? `\`catalog ${command}\` does not take ${bad.flag}.` : `${bad.flag} needs a value.`,
+      message: bad.problem === "unknown"
+        ? `\`catalog ${command}\` does not take ${bad.flag}.`
+        : `${bad.flag} needs a value.`,
       fix: `Run \`catalog help ${command}\` for the flags it takes.`,
       param: bad.flag
     }))
   }
   if (!flags.json) return Effect.succeed(false)
-  if (args.length === 1 && args[0] === "--version") return Effect.as(Console.log(JSON.stringify({ tool: "catalog", version }, null, 2)), true)
-  if (args.includes("--help") || args.includes("-h")) return Effect.as(Console.log(JSON.stringify(helpFor(args), null, 2)), true)
+  if (args.length === 1 && args[0] === "--version") {
+    return Effect.as(Console.log(JSON.stringify({ tool: "catalog", version }, null, 2)), true)
+  }
+  if (args.includes("--help") || args.includes("-h")) {
+    return Effect.as(Console.log(JSON.stringify(helpFor(args), null, 2)), true)
+  }
   return Effect.succeed(false)
 }
 
@@ -179,7 +218,9 @@ export const run = (argv: ReadonlyArray<string>) => {
         const { body } = failureOf(cause, userArgs)
         if (body === null) return
         if (flags.json) yield* Console.log(JSON.stringify(body, null, 2))
-        else yield* Console.error(`${red(body.error.code)}: ${body.error.message}${body.error.fix ? `\n  fix: ${body.error.fix}` : ""}`)
+        else {yield* Console.error(
+            `${red(body.error.code)}: ${body.error.message}${body.error.fix ? `\n  fix: ${body.error.fix}` : ""}`
+          )}
       })
     ),
     Effect.provide(Layer.mergeAll(ConfigFile.Default, Layer.succeed(CliFlags, flags)).pipe(Layer.provideMerge(env))),
@@ -190,6 +231,11 @@ export const run = (argv: ReadonlyArray<string>) => {
   NodeRuntime.runMain(program, {
     disableErrorReporting: true,
     disablePrettyLogger: true,
-    teardown: (exit) => exitAfterFlush(Exit.isSuccess(exit) ? (typeof process.exitCode === "number" ? process.exitCode : 0) : failureOf(exit.cause, userArgs).exitCode)
+    teardown: (exit) =>
+      exitAfterFlush(
+        Exit.isSuccess(exit)
+          ? (typeof process.exitCode === "number" ? process.exitCode : 0)
+          : failureOf(exit.cause, userArgs).exitCode
+      )
   })
 }

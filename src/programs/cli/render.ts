@@ -23,7 +23,12 @@ export const red = wrap("31")
 export const yellow = wrap("33")
 export const green = wrap("32")
 
-const classColor: Record<string, (s: string) => string> = { criminal: red, special: wrap("35"), personal: yellow, not: dim }
+const classColor: Record<string, (s: string) => string> = {
+  criminal: red,
+  special: wrap("35"),
+  personal: yellow,
+  not: dim
+}
 export const classLabel = (v: string) => (classColor[v] ?? ((s: string) => s))(v)
 
 /** A plain left-aligned table. */
@@ -31,6 +36,7 @@ export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<Readon
   // eslint-disable-next-line no-control-regex
   const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, "").length
   const widths = headers.map((h, i) => Math.max(visible(h), ...rows.map((r) => visible(r[i] ?? ""))))
-  const line = (cells: ReadonlyArray<string>) => cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat(widths[i]! - visible(c)))).join("  ")
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c + " ".repeat(widths[i]! - visible(c)))).join("  ")
   return [bold(line(headers)), ...rows.map(line)].join("\n")
 }

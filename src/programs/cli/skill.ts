@@ -1,7 +1,8 @@
 /** The versioned playbook for a coding agent that drives the CLI (`catalog skill`). */
 export const skillVersion = "1.0.0"
 
-export const skillMarkdown = (toolVersion: string): string => `---
+export const skillMarkdown = (toolVersion: string): string =>
+  `---
 name: local-data-catalog-cli
 playbook-version: ${skillVersion}
 tool-version: ${toolVersion}

@@ -4,16 +4,16 @@
  * `add …`), else INVALID_PARAM — whether @effect/cli found the problem or a handler did.
  */
 import { Effect } from "effect"
+import type { CatalogErrorShape } from "../../errors/define.js"
 import {
   AddInputInvalid,
   ClassifyInputInvalid,
   ConfigInputInvalid,
   DoraInputInvalid,
+  type ErrorInput,
   InvalidParam,
-  RopaInputInvalid,
-  type ErrorInput
+  RopaInputInvalid
 } from "../../errors/index.js"
-import type { CatalogErrorShape } from "../../errors/define.js"
 
 type UsageErrorClass = new(input: ErrorInput) => CatalogErrorShape
 
@@ -40,6 +40,8 @@ export const usageError = (args: ReadonlyArray<string>, input: Omit<ErrorInput, 
 export const needsSubcommand = (name: string, subcommands: ReadonlyArray<string>) =>
   Effect.fail(usageError([name], {
     message: `\`catalog ${name}\` needs a subcommand: ${subcommands.join(", ")}.`,
-    fix: `Run one of: ${subcommands.map((n) => `\`catalog ${name} ${n}\``).join(", ")}; \`catalog help ${name}\` shows their usage.`,
+    fix: `Run one of: ${
+      subcommands.map((n) => `\`catalog ${name} ${n}\``).join(", ")
+    }; \`catalog help ${name}\` shows their usage.`,
     param: "subcommand"
   }))

@@ -10,7 +10,13 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchem
 import { Option, Schema, SchemaAST } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
-import { DatasetNotFound, InvalidParam, toErrorBody, type CatalogErrorShape, type ErrorInput } from "../../errors/index.js"
+import {
+  type CatalogErrorShape,
+  DatasetNotFound,
+  type ErrorInput,
+  InvalidParam,
+  toErrorBody
+} from "../../errors/index.js"
 import { changesLimits, searchLimits } from "../../services/Reader.js"
 import { version } from "../../version.js"
 
@@ -55,7 +61,8 @@ const registryError = <Self extends CatalogErrorShape, const Code extends string
     }
   ).annotations(HttpApiSchema.annotations({ status, description }))
 
-const invalidParamText = "INVALID_PARAM: a query parameter is unknown, repeated, missing or malformed; `error.param` names it"
+const invalidParamText =
+  "INVALID_PARAM: a query parameter is unknown, repeated, missing or malformed; `error.param` names it"
 
 /** 400: a query parameter is unknown, repeated, missing or malformed; `param` names it. */
 export const InvalidParamError = registryError(InvalidParam, 400, invalidParamText)
@@ -63,7 +70,11 @@ export const InvalidParamError = registryError(InvalidParam, 400, invalidParamTe
 export const DatasetNotFoundError = registryError(DatasetNotFound, 404, "DATASET_NOT_FOUND: no dataset with that id")
 /** 500: an unexpected failure (a bug), still in the error envelope. */
 export const InternalErrorBody = envelope("INTERNAL_ERROR").annotations(
-  HttpApiSchema.annotations({ identifier: "InternalError", status: 500, description: "INTERNAL_ERROR: an unexpected failure (a bug)" })
+  HttpApiSchema.annotations({
+    identifier: "InternalError",
+    status: 500,
+    description: "INTERNAL_ERROR: an unexpected failure (a bug)"
+  })
 )
 
 // ── Parameters ───────────────────────────────────────────────────────────────────────────────────
@@ -74,11 +85,18 @@ export const InternalErrorBody = envelope("INTERNAL_ERROR").annotations(
 const limitParam = (bounds: { readonly default: number; readonly max: number }, what: string) =>
   Schema.String.annotations({
     description: `how many ${what} (integer 1 to ${bounds.max}, default ${bounds.default})`,
-    jsonSchema: { type: "integer", minimum: 1, maximum: bounds.max, default: bounds.default, description: `how many ${what}` }
+    jsonSchema: {
+      type: "integer",
+      minimum: 1,
+      maximum: bounds.max,
+      default: bounds.default,
+      description: `how many ${what}`
+    }
   })
 
 const datasetId = Schema.String.annotations({
-  description: "dataset id `<source>/<schema>/<table>`, percent-encoded as one segment (`pg%2Fpublic%2Fusers`) or raw (`pg/public/users`)"
+  description:
+    "dataset id `<source>/<schema>/<table>`, percent-encoded as one segment (`pg%2Fpublic%2Fusers`) or raw (`pg/public/users`)"
 })
 
 /**
@@ -183,8 +201,13 @@ const meta = HttpApiGroup.make("meta")
  * answer 400 INVALID_PARAM (an unknown query parameter, at the least), so the document says exactly that.
  */
 const documentParamErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
-  interface Op { responses: Record<string, unknown> }
-  const out = structuredClone(spec) as { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, unknown> } }
+  interface Op {
+    responses: Record<string, unknown>
+  }
+  const out = structuredClone(spec) as {
+    paths: Record<string, Record<string, Op>>
+    components: { schemas: Record<string, unknown> }
+  }
   for (const item of Object.values(out.paths)) {
     for (const op of Object.values(item)) {
       op.responses["400"] = {
@@ -229,10 +252,13 @@ export const declaredQueryParams: ReadonlyMap<string, ReadonlyArray<string>> = (
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
-      out.set(endpoint.path, Option.match(endpoint.urlParamsSchema, {
-        onNone: () => [],
-        onSome: (schema) => SchemaAST.getPropertySignatures(schema.ast).map((ps) => String(ps.name))
-      }))
+      out.set(
+        endpoint.path,
+        Option.match(endpoint.urlParamsSchema, {
+          onNone: () => [],
+          onSome: (schema) => SchemaAST.getPropertySignatures(schema.ast).map((ps) => String(ps.name))
+        })
+      )
     }
   })
   return out
@@ -252,7 +278,9 @@ export const queryParamProblem = (
     if (!accepted.includes(name)) {
       return new InvalidParam({
         message: `Unknown query parameter ${JSON.stringify(name)}: GET ${route} ${takes}.`,
-        fix: `Remove it${accepted.length === 0 ? "" : ` or use one of ${accepted.join(", ")}`}; GET ${apiPrefix}/openapi.json lists each route's parameters.`,
+        fix: `Remove it${
+          accepted.length === 0 ? "" : ` or use one of ${accepted.join(", ")}`
+        }; GET ${apiPrefix}/openapi.json lists each route's parameters.`,
         param: name
       })
     }

@@ -9,11 +9,13 @@ import { Effect, Layer, type Schema } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
 import { Reader } from "../../services/Reader.js"
-import { Api, declaredQueryParams, QueryParamsGuard, queryParamProblem } from "./Api.js"
+import { Api, declaredQueryParams, queryParamProblem, QueryParamsGuard } from "./Api.js"
 
 /** Serialises a Reader value whose type is the declared success Schema's type, unchanged. */
-const json = <A, I>(_schema: Schema.Schema<A, I>) => <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
-  Effect.map(self, (a) => HttpServerResponse.unsafeJson(a))
+const json =
+  <A, I>(_schema: Schema.Schema<A, I>) =>
+  <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.map(self, (a) => HttpServerResponse.unsafeJson(a))
 
 const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
   Effect.gen(function*() {

@@ -9,7 +9,18 @@
  *   6. turns a defect into 500 INTERNAL_ERROR, in the error envelope.
  * No CORS header is ever sent.
  */
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse, OpenApi, type HttpApp } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpMiddleware,
+  HttpRouter,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { EndpointNotFound, InvalidParam, toErrorBody } from "../../errors/index.js"
 import { version } from "../../version.js"
@@ -30,7 +41,11 @@ export const endpoints: ReadonlyArray<EndpointInfo> = (() => {
   HttpApi.reflect(Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
-      list.push({ method: endpoint.method, path: endpoint.path, description: Context.getOrElse(endpoint.annotations, OpenApi.Summary, () => endpoint.name) })
+      list.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        description: Context.getOrElse(endpoint.annotations, OpenApi.Summary, () => endpoint.name)
+      })
     }
   })
   return list
@@ -54,17 +69,32 @@ const securityHeaders = {
 const errorResponse = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
 const endpointNotFound = (method: string, path: string) =>
-  errorResponse(404, toErrorBody(new EndpointNotFound({
-    message: method === "GET" ? `No endpoint at GET ${path}.` : `${method} is not served: the read API answers GET only (${method} ${path}).`,
-    details: { method, path, endpoints }
-  })))
+  errorResponse(
+    404,
+    toErrorBody(
+      new EndpointNotFound({
+        message: method === "GET"
+          ? `No endpoint at GET ${path}.`
+          : `${method} is not served: the read API answers GET only (${method} ${path}).`,
+        details: { method, path, endpoints }
+      })
+    )
+  )
 
 const hostRefused = (host: string | undefined) =>
-  errorResponse(403, toErrorBody(new InvalidParam({
-    message: host === undefined ? "The request has no Host header." : `Host "${host}" is not a loopback name; this server answers only localhost, 127.0.0.1 and [::1].`,
-    fix: "Open the URL that `catalog open` printed (http://127.0.0.1:<port>/); requests through other host names are refused (DNS-rebinding guard).",
-    param: "Host"
-  })))
+  errorResponse(
+    403,
+    toErrorBody(
+      new InvalidParam({
+        message: host === undefined
+          ? "The request has no Host header."
+          : `Host "${host}" is not a loopback name; this server answers only localhost, 127.0.0.1 and [::1].`,
+        fix:
+          "Open the URL that `catalog open` printed (http://127.0.0.1:<port>/); requests through other host names are refused (DNS-rebinding guard).",
+        param: "Host"
+      })
+    )
+  )
 
 const internalError = (cause: Cause.Cause<unknown>) =>
   Effect.as(
@@ -103,11 +133,17 @@ const wellEncoded = (pathname: string): boolean => {
 }
 
 const badlyEncoded = (pathname: string) =>
-  errorResponse(400, toErrorBody(new InvalidParam({
-    message: `The path ${pathname} is not valid percent-encoding.`,
-    fix: "Encode a dataset id with encodeURIComponent (a \"%\" in an id is %25), e.g. /api/v1/datasets/pg%2Fpublic%2Fusers.",
-    param: pathname.startsWith(datasetsPrefix) ? "id" : "path"
-  })))
+  errorResponse(
+    400,
+    toErrorBody(
+      new InvalidParam({
+        message: `The path ${pathname} is not valid percent-encoding.`,
+        fix:
+          "Encode a dataset id with encodeURIComponent (a \"%\" in an id is %25), e.g. /api/v1/datasets/pg%2Fpublic%2Fusers.",
+        param: pathname.startsWith(datasetsPrefix) ? "id" : "path"
+      })
+    )
+  )
 
 /** The front of the server, around the HttpApi app. */
 export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<never, R> =>
@@ -120,13 +156,17 @@ export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<neve
     if (request.method !== "GET") return Effect.succeed(endpointNotFound(request.method, pathname))
     if (pathname === apiPrefix || pathname === `${apiPrefix}/`) {
       // Parsed as the router parses a routed request's query (a repeated name maps to all its values).
-      const problem = q === -1 ? null : queryParamProblem(apiPrefix, [], HttpServerRequest.searchParamsFromURL(new URL(url, "http://localhost")))
+      const problem = q === -1
+        ? null
+        : queryParamProblem(apiPrefix, [], HttpServerRequest.searchParamsFromURL(new URL(url, "http://localhost")))
       return Effect.succeed(problem === null ? indexResponse : errorResponse(400, toErrorBody(problem)))
     }
     if (pathname.startsWith(`${apiPrefix}/`)) {
       if (!wellEncoded(pathname)) return Effect.succeed(badlyEncoded(pathname))
       const routed = routedUrl(url, pathname)
-      const app = routed === url ? api : Effect.provideService(api, HttpServerRequest.HttpServerRequest, request.modify({ url: routed }))
+      const app = routed === url
+        ? api
+        : Effect.provideService(api, HttpServerRequest.HttpServerRequest, request.modify({ url: routed }))
       return Effect.catchAllCause(app, (cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.failureOption(cause)
@@ -145,7 +185,9 @@ export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<neve
     )
   }).pipe(
     // A client that hung up interrupts its request; nothing is left to answer.
-    Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : internalError(cause))),
+    Effect.catchAllCause((
+      cause
+    ) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : internalError(cause))),
     Effect.map(HttpServerResponse.setHeaders(securityHeaders))
   )
 
@@ -153,19 +195,24 @@ export const front = <R>(api: HttpApp.Default<unknown, R>): HttpApp.Default<neve
 const DecodeErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(app, (cause) => {
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
-    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError)) return Effect.failCause(cause)
+    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError)) {
+      return Effect.failCause(cause)
+    }
     const decode = failure.value
     const issue = decode.issues[0]
     const param = issue !== undefined && issue.path.length > 0 ? String(issue.path[0]) : undefined
-    return Effect.fail(new InvalidParam({
-      message: param === undefined
-        ? decode.message
-        : issue?._tag === "Missing"
-        ? `The query parameter ${param} is required.`
-        : `The query parameter ${param} is malformed: ${issue?.message ?? ""}`.trim(),
-      fix: `See GET ${apiPrefix}/openapi.json for each route's parameters, e.g. ${apiPrefix}/search?q=customer+email&limit=10.`,
-      ...(param !== undefined ? { param } : {})
-    }))
+    return Effect.fail(
+      new InvalidParam({
+        message: param === undefined
+          ? decode.message
+          : issue?._tag === "Missing"
+          ? `The query parameter ${param} is required.`
+          : `The query parameter ${param} is malformed: ${issue?.message ?? ""}`.trim(),
+        fix:
+          `See GET ${apiPrefix}/openapi.json for each route's parameters, e.g. ${apiPrefix}/search?q=customer+email&limit=10.`,
+        ...(param !== undefined ? { param } : {})
+      })
+    )
   }))
 
 /**

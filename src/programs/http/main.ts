@@ -7,8 +7,8 @@
  * it shows up on the next request. SIGINT/SIGTERM close the listener and exit 0.
  */
 import { HttpServer } from "@effect/platform"
-import type { ServeError } from "@effect/platform/HttpServerError"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type { ServeError } from "@effect/platform/HttpServerError"
 import { Console, Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { InvalidParam, PortInUse } from "../../errors/index.js"
@@ -33,11 +33,17 @@ const portFix = "Pass --port <n> (1-65535, or 0 for any free port), or set CATAL
 
 /** The port from `--port`, else `CATALOG_HTTP_PORT`, else 4319; 0 asks the system for a free one. */
 export const resolvePort = (flag: string | undefined, env: string | undefined): Effect.Effect<number, InvalidParam> => {
-  const [raw, param] = flag !== undefined ? [flag, "--port"] : env !== undefined && env.trim() !== "" ? [env, "CATALOG_HTTP_PORT"] : [undefined, undefined]
+  const [raw, param] = flag !== undefined
+    ? [flag, "--port"]
+    : env !== undefined && env.trim() !== ""
+    ? [env, "CATALOG_HTTP_PORT"]
+    : [undefined, undefined]
   if (raw === undefined) return Effect.succeed(defaultPort)
   const text = raw.trim()
   if (/^\d{1,5}$/.test(text) && Number(text) <= 65535) return Effect.succeed(Number(text))
-  return Effect.fail(new InvalidParam({ message: `${param} must be a port number from 0 to 65535; got "${raw}".`, fix: portFix, param }))
+  return Effect.fail(
+    new InvalidParam({ message: `${param} must be a port number from 0 to 65535; got "${raw}".`, fix: portFix, param })
+  )
 }
 
 const listenFailed = (e: ServeError, port: number) => {
@@ -45,14 +51,24 @@ const listenFailed = (e: ServeError, port: number) => {
   if (code === "EADDRINUSE") {
     return new PortInUse({
       message: `Port ${port} on ${listenHost} is already in use (is another \`catalog open\` running?).`,
-      fix: `Pass --port <n> (e.g. --port ${port === defaultPort ? defaultPort + 10 : defaultPort}), or set CATALOG_HTTP_PORT; or stop the program that holds port ${port}.`,
+      fix: `Pass --port <n> (e.g. --port ${
+        port === defaultPort ? defaultPort + 10 : defaultPort
+      }), or set CATALOG_HTTP_PORT; or stop the program that holds port ${port}.`,
       param: "--port"
     })
   }
   if (code === "EACCES") {
-    return new InvalidParam({ message: `Listening on port ${port} is not permitted (ports below 1024 need privileges).`, fix: portFix, param: "--port" })
+    return new InvalidParam({
+      message: `Listening on port ${port} is not permitted (ports below 1024 need privileges).`,
+      fix: portFix,
+      param: "--port"
+    })
   }
-  return new PortInUse({ message: `Cannot listen on ${listenHost}:${port}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`, fix: portFix, param: "--port" })
+  return new PortInUse({
+    message: `Cannot listen on ${listenHost}:${port}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`,
+    fix: portFix,
+    param: "--port"
+  })
 }
 
 /** Serves until interrupted (Ctrl+C / SIGTERM), then exits 0. */
@@ -64,7 +80,9 @@ export const open = (options: OpenOptions) =>
       // The catalog first: no catalog is MAP_NOT_FOUND before anything listens.
       const reader = yield* Layer.build(ReadLive)
       const listener = NodeHttpServer.layer(createServer, { port, host: listenHost })
-      const context = yield* Layer.build(ServerLive.pipe(Layer.provide(Layer.succeedContext(reader)), Layer.provideMerge(listener))).pipe(
+      const context = yield* Layer.build(
+        ServerLive.pipe(Layer.provide(Layer.succeedContext(reader)), Layer.provideMerge(listener))
+      ).pipe(
         Effect.catchTag("ServeError", (e) => Effect.fail(listenFailed(e, port)))
       )
       const address = Context.get(context, HttpServer.HttpServer).address

@@ -17,8 +17,26 @@
  * - a defect → an `isError` result with INTERNAL_ERROR; the cause goes to the log (stderr).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Effect, Either, ExecutionStrategy, Exit, Layer, Option, ParseResult, Runtime, Schema, Scope } from "effect"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool as McpTool
+} from "@modelcontextprotocol/sdk/types.js"
+import {
+  Cause,
+  Context,
+  Effect,
+  Either,
+  ExecutionStrategy,
+  Exit,
+  Layer,
+  Option,
+  ParseResult,
+  Runtime,
+  Schema,
+  Scope
+} from "effect"
 import { type CatalogErrorShape, InvalidParam, isCatalogError, toErrorBody } from "../../errors/index.js"
 import { ReadLive } from "../../layers/Main.js"
 import type { AppEnv } from "../../services/AppEnv.js"
@@ -51,18 +69,32 @@ const show = (u: unknown): string => {
 }
 
 /** Turns Schema decoding issues into one issue per parameter, named as the caller spelled it. */
-export const paramIssues = (tool: Tool, args: Record<string, unknown>, error: ParseResult.ParseError): ReadonlyArray<ParamIssue> => {
+export const paramIssues = (
+  tool: Tool,
+  args: Record<string, unknown>,
+  error: ParseResult.ParseError
+): ReadonlyArray<ParamIssue> => {
   const seen = new Map<string, ParamIssue>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const param = String(issue.path[0] ?? "arguments")
     if (seen.has(param)) continue
     if (issue._tag === "Unexpected" || !tool.params.includes(param)) {
-      const accepted = tool.params.length === 0 ? `${tool.name} takes no arguments` : `accepted: ${tool.params.map((p) => `'${p}'`).join(", ")}`
+      const accepted = tool.params.length === 0
+        ? `${tool.name} takes no arguments`
+        : `accepted: ${tool.params.map((p) => `'${p}'`).join(", ")}`
       seen.set(param, { param, problem: "unknown", message: `unknown parameter '${param}' (${accepted})` })
     } else if (issue._tag === "Missing" || !(param in args)) {
-      seen.set(param, { param, problem: "missing", message: `missing required parameter '${param}' (${tool.expects[param] ?? "required"})` })
+      seen.set(param, {
+        param,
+        problem: "missing",
+        message: `missing required parameter '${param}' (${tool.expects[param] ?? "required"})`
+      })
     } else {
-      seen.set(param, { param, problem: "invalid", message: `parameter '${param}' must be ${tool.expects[param] ?? "valid"}; got ${show(args[param])}` })
+      seen.set(param, {
+        param,
+        problem: "invalid",
+        message: `parameter '${param}' must be ${tool.expects[param] ?? "valid"}; got ${show(args[param])}`
+      })
     }
   }
   // Missing before unknown: "you forgot q" reads better first when "query" was meant.
@@ -92,12 +124,16 @@ const fromInvalidParam = (tool: Tool, e: InvalidParam): RpcError => {
 }
 
 const unknownTool = (name: unknown): RpcError =>
-  new RpcError(INVALID_PARAMS, `Unknown tool: ${typeof name === "string" ? name : show(name)}. The tools are ${toolNames.join(", ")}.`, {
-    param: "name",
-    params: ["name"],
-    tool: name,
-    tools: toolNames
-  })
+  new RpcError(
+    INVALID_PARAMS,
+    `Unknown tool: ${typeof name === "string" ? name : show(name)}. The tools are ${toolNames.join(", ")}.`,
+    {
+      param: "name",
+      params: ["name"],
+      tool: name,
+      tools: toolNames
+    }
+  )
 
 const jsonResult = (value: unknown, isError: boolean): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(value) }],
@@ -108,7 +144,11 @@ const jsonResult = (value: unknown, isError: boolean): CallToolResult => ({
 const errorResult = (e: CatalogErrorShape): CallToolResult => jsonResult(toErrorBody(e), true)
 
 const internalResult: CallToolResult = jsonResult({
-  error: { code: "INTERNAL_ERROR", message: "The catalog server failed unexpectedly; the details are in its log (stderr).", fix: "This is a bug; please report it with the tool call that caused it." }
+  error: {
+    code: "INTERNAL_ERROR",
+    message: "The catalog server failed unexpectedly; the details are in its log (stderr).",
+    fix: "This is a bug; please report it with the tool call that caused it."
+  }
 }, true)
 
 /** The `tools/list` entries, in their fixed order. */
@@ -165,7 +205,9 @@ export const makeMcpServer = Effect.gen(function*() {
   const call = (tool: Tool, args: Record<string, unknown>) =>
     Effect.gen(function*() {
       const decoded = Schema.decodeUnknownEither(tool.input, { onExcessProperty: "error", errors: "all" })(args)
-      if (Either.isLeft(decoded)) return yield* Effect.fail(invalidArguments(tool, paramIssues(tool, args, decoded.left)))
+      if (Either.isLeft(decoded)) {
+        return yield* Effect.fail(invalidArguments(tool, paramIssues(tool, args, decoded.left)))
+      }
       const r = yield* reader
       return jsonResult(yield* tool.run(decoded.right, r), false)
     }).pipe(

@@ -22,7 +22,13 @@
  * through `onerror`, which the server logs on stderr.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type JSONRPCMessage, JSONRPCNotificationSchema, type MessageExtraInfo, JSONRPCRequestSchema, JSONRPCResponseSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type JSONRPCMessage,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  JSONRPCResponseSchema,
+  type MessageExtraInfo
+} from "@modelcontextprotocol/sdk/types.js"
 
 /** JSON-RPC 2.0 "Parse error": the line is not JSON. */
 export const PARSE_ERROR = -32700
@@ -48,12 +54,21 @@ export type Framed =
   | { readonly _tag: "Drop"; readonly problem: string }
   | { readonly _tag: "Blank" }
 
-const errorReply = (code: number, id: string | number | null, message: string): ErrorReply => ({ jsonrpc: "2.0", id, error: { code, message } })
-const reply = (code: number, id: string | number | null, message: string): Framed => ({ _tag: "Reply", reply: errorReply(code, id, message), problem: message })
+const errorReply = (code: number, id: string | number | null, message: string): ErrorReply => ({
+  jsonrpc: "2.0",
+  id,
+  error: { code, message }
+})
+const reply = (code: number, id: string | number | null, message: string): Framed => ({
+  _tag: "Reply",
+  reply: errorReply(code, id, message),
+  problem: message
+})
 const drop = (problem: string): Framed => ({ _tag: "Drop", problem })
 
 /** A request id MCP accepts: a string or a (safe) integer, never null. */
-const isId = (u: unknown): u is string | number => typeof u === "string" || (typeof u === "number" && Number.isSafeInteger(u))
+const isId = (u: unknown): u is string | number =>
+  typeof u === "string" || (typeof u === "number" && Number.isSafeInteger(u))
 
 const describe = (u: unknown): string => {
   if (u === null) return "null"
@@ -66,8 +81,9 @@ const describe = (u: unknown): string => {
 const requestMembers: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"])
 
 /** Why the SDK's schema refused a message, one issue per path. */
-const issuesOf = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>): string =>
-  issues.map((i) => `${i.path.map(String).join(".") || "message"}: ${i.message}`).join("; ")
+const issuesOf = (
+  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
+): string => issues.map((i) => `${i.path.map(String).join(".") || "message"}: ${i.message}`).join("; ")
 
 /** One parsed JSON value that is not a batch. */
 const classifyValue = (value: unknown): Framed => {
@@ -81,35 +97,64 @@ const classifyValue = (value: unknown): Framed => {
   // A Response (to a request of the server's): handed on when valid, never answered.
   if (!("method" in m) && ("result" in m || "error" in m)) {
     const r = JSONRPCResponseSchema.safeParse(m)
-    return r.success ? { _tag: "Message", message: r.data } : drop(`an invalid JSON-RPC response was ignored (${issuesOf(r.error.issues)})`)
+    return r.success
+      ? { _tag: "Message", message: r.data }
+      : drop(`an invalid JSON-RPC response was ignored (${issuesOf(r.error.issues)})`)
   }
 
   const problems: Array<string> = []
-  if (m["jsonrpc"] !== "2.0") problems.push("jsonrpc" in m ? `'jsonrpc' must be "2.0", got ${describe(m["jsonrpc"])}` : `'jsonrpc' is missing (it must be "2.0")`)
+  if (m["jsonrpc"] !== "2.0") {
+    problems.push(
+      "jsonrpc" in m
+        ? `'jsonrpc' must be "2.0", got ${describe(m["jsonrpc"])}`
+        : `'jsonrpc' is missing (it must be "2.0")`
+    )
+  }
   if (!("method" in m)) problems.push("'method' is missing")
   else if (typeof m["method"] !== "string") problems.push(`'method' must be a string, got ${describe(m["method"])}`)
-  if ("params" in m && (typeof m["params"] !== "object" || m["params"] === null)) problems.push(`'params' must be an object or an array, got ${describe(m["params"])}`)
+  if ("params" in m && (typeof m["params"] !== "object" || m["params"] === null)) {
+    problems.push(`'params' must be an object or an array, got ${describe(m["params"])}`)
+  }
   if (hasId && !isId(m["id"])) problems.push(`'id' must be a string or an integer, got ${describe(m["id"])}`)
   if (problems.length > 0) return reply(INVALID_REQUEST, replyId, `Invalid Request: ${problems.join("; ")}`)
 
   // A well-formed notification: handed on when the SDK can take it; never answered either way.
   if (!hasId) {
     const n = JSONRPCNotificationSchema.safeParse(m)
-    return n.success ? { _tag: "Message", message: n.data } : drop(`a notification (${String(m["method"])}) MCP cannot use was ignored (${issuesOf(n.error.issues)})`)
+    return n.success
+      ? { _tag: "Message", message: n.data }
+      : drop(`a notification (${String(m["method"])}) MCP cannot use was ignored (${issuesOf(n.error.issues)})`)
   }
 
   const extra = Object.keys(m).filter((k) => !requestMembers.has(k))
   if (extra.length > 0) {
-    return reply(INVALID_REQUEST, replyId, `Invalid Request: unexpected member ${extra.map((k) => `'${k}'`).join(", ")} (a request has only jsonrpc, id, method and params)`)
+    return reply(
+      INVALID_REQUEST,
+      replyId,
+      `Invalid Request: unexpected member ${
+        extra.map((k) => `'${k}'`).join(", ")
+      } (a request has only jsonrpc, id, method and params)`
+    )
   }
-  if (Array.isArray(m["params"])) return reply(INVALID_PARAMS, replyId, "Invalid params: MCP methods take named parameters, so 'params' must be an object, got an array")
+  if (Array.isArray(m["params"])) {
+    return reply(
+      INVALID_PARAMS,
+      replyId,
+      "Invalid params: MCP methods take named parameters, so 'params' must be an object, got an array"
+    )
+  }
   const q = JSONRPCRequestSchema.safeParse(m)
   if (q.success) return { _tag: "Message", message: q.data }
   const inParams = q.error.issues.some((i) => i.path[0] === "params")
-  return reply(inParams ? INVALID_PARAMS : INVALID_REQUEST, replyId, `${inParams ? "Invalid params" : "Invalid Request"}: ${issuesOf(q.error.issues)}`)
+  return reply(
+    inParams ? INVALID_PARAMS : INVALID_REQUEST,
+    replyId,
+    `${inParams ? "Invalid params" : "Invalid Request"}: ${issuesOf(q.error.issues)}`
+  )
 }
 
-const batchRefused = "Invalid Request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching), so nothing in this one was run; send each request on its own line"
+const batchRefused =
+  "Invalid Request: batches are not supported (MCP 2025-06-18 removed JSON-RPC batching), so nothing in this one was run; send each request on its own line"
 
 /** A JSON array: one -32600 per element that is not a notification (or a response), nothing executed. */
 const classifyBatch = (items: ReadonlyArray<unknown>): Framed => {
@@ -118,7 +163,9 @@ const classifyBatch = (items: ReadonlyArray<unknown>): Framed => {
     const one = classifyValue(item)
     switch (one._tag) {
       case "Message":
-        return "method" in one.message && "id" in one.message ? [errorReply(INVALID_REQUEST, one.message.id, batchRefused)] : []
+        return "method" in one.message && "id" in one.message
+          ? [errorReply(INVALID_REQUEST, one.message.id, batchRefused)]
+          : []
       case "Reply": {
         const r = one.reply as ErrorReply
         return [r.error.code === INVALID_REQUEST ? r : errorReply(INVALID_REQUEST, r.id, batchRefused)]
@@ -129,7 +176,11 @@ const classifyBatch = (items: ReadonlyArray<unknown>): Framed => {
   })
   return replies.length === 0
     ? drop(`a batch of ${items.length} notification(s) was ignored (batches are not supported)`)
-    : { _tag: "Reply", reply: replies, problem: `a batch of ${items.length} message(s) was refused (batches are not supported)` }
+    : {
+      _tag: "Reply",
+      reply: replies,
+      problem: `a batch of ${items.length} message(s) was refused (batches are not supported)`
+    }
 }
 
 /** Decides what one line of input is (see the module comment). */
@@ -176,8 +227,11 @@ export class StdioTransport implements Transport {
       this.pending = []
       this.pendingBytes = 0
       this.discarding = false
-      if (tooLong) this.answer(reply(INVALID_REQUEST, null, `Invalid Request: a line longer than ${this.maxLineBytes} bytes was discarded`))
-      else this.answer(classifyLine(line))
+      if (tooLong) {
+        this.answer(
+          reply(INVALID_REQUEST, null, `Invalid Request: a line longer than ${this.maxLineBytes} bytes was discarded`)
+        )
+      } else this.answer(classifyLine(line))
     }
     const rest = data.subarray(start)
     if (this.discarding || rest.length === 0) return

@@ -34,7 +34,10 @@ export interface McpOptions {
 }
 
 /** Exactly one logger, on stderr (whatever loggers the caller installed are set aside while serving). */
-const onlyStderrLogger = Effect.locallyWith(FiberRef.currentLoggers, () => HashSet.make(Logger.withConsoleError(Logger.logfmtLogger)))
+const onlyStderrLogger = Effect.locallyWith(
+  FiberRef.currentLoggers,
+  () => HashSet.make(Logger.withConsoleError(Logger.logfmtLogger))
+)
 
 /** Absolute paths pinned in the registration (the AI application starts the server from its own folder). */
 const registrationPaths = Effect.gen(function*() {
@@ -56,7 +59,11 @@ const readText = (file: string): string | null => {
  * What starts this very build (see `launchCommand`): the bundle's chunks sit next to its entry in
  * dist/, and the Node binary running now is one src/bin.ts has already accepted (≥ 22.18).
  */
-const thisBuild = Effect.sync(() => ({ nodePath: process.execPath, entry: fileURLToPath(new URL("./bin.js", import.meta.url)), readText }))
+const thisBuild = Effect.sync(() => ({
+  nodePath: process.execPath,
+  entry: fileURLToPath(new URL("./bin.js", import.meta.url)),
+  readText
+}))
 
 /** stdout: exactly the `mcpServers` block (so it can be redirected into a client's config file); stderr: the rest. */
 const printConfig = Effect.gen(function*() {
@@ -69,18 +76,27 @@ const printConfig = Effect.gen(function*() {
     )
   }
   yield* Console.log(JSON.stringify(registrationBlock(paths, launch), null, 2))
-  yield* stderrLine(`\nTo register with Claude Code in one command (the server name comes before --env):\n  ${registrationCommand(paths, launch)}`)
+  yield* stderrLine(
+    `\nTo register with Claude Code in one command (the server name comes before --env):\n  ${
+      registrationCommand(paths, launch)
+    }`
+  )
   if (launch.command === "npx") {
     yield* stderrLine(
-      `\nnpx runs the \`node\` first on the AI application's PATH, which must be 22.18 or newer. If it is older, use this installation directly: "command": ${JSON.stringify(install.nodePath)}, "args": ${JSON.stringify([install.entry, "mcp"])}.`
+      `\nnpx runs the \`node\` first on the AI application's PATH, which must be 22.18 or newer. If it is older, use this installation directly: "command": ${
+        JSON.stringify(install.nodePath)
+      }, "args": ${JSON.stringify([install.entry, "mcp"])}.`
     )
   }
 })
 
-const printSkill = (json: boolean) => Effect.gen(function*() {
-  const markdown = mcpSkillMarkdown(version)
-  yield* Console.log(json ? JSON.stringify({ playbookVersion: mcpSkillVersion, toolVersion: version, markdown }, null, 2) : markdown)
-})
+const printSkill = (json: boolean) =>
+  Effect.gen(function*() {
+    const markdown = mcpSkillMarkdown(version)
+    yield* Console.log(
+      json ? JSON.stringify({ playbookVersion: mcpSkillVersion, toolVersion: version, markdown }, null, 2) : markdown
+    )
+  })
 
 /** Anything that still prints with console.log while serving lands on stderr, never in the protocol stream. */
 const consoleToStderr = Effect.acquireRelease(
@@ -101,7 +117,9 @@ const serve = Effect.gen(function*() {
   const env = yield* AppEnv
   const dir = dataDir(env)
   if (!fs.existsSync(indexPath(dir))) {
-    yield* Effect.logWarning(`no catalog at ${dir} (CATALOG_DATA) yet: every tool answers MAP_NOT_FOUND until \`catalog start\` has run; set CATALOG_DATA to the absolute path of the .catalog folder if this is the wrong place.`)
+    yield* Effect.logWarning(
+      `no catalog at ${dir} (CATALOG_DATA) yet: every tool answers MAP_NOT_FOUND until \`catalog start\` has run; set CATALOG_DATA to the absolute path of the .catalog folder if this is the wrong place.`
+    )
   }
   const server = yield* makeMcpServer
   const done = yield* Deferred.make<string>()
@@ -131,9 +149,13 @@ const serve = Effect.gen(function*() {
   )
   yield* Effect.logInfo(`serving ${dir} over stdio: 8 read-only tools (local-data-catalog ${version})`)
   if (process.stdin.isTTY === true) {
-    yield* Effect.logInfo("stdin is a terminal: this server is started by an AI application; `catalog mcp --print-config` prints how to register it.")
+    yield* Effect.logInfo(
+      "stdin is a terminal: this server is started by an AI application; `catalog mcp --print-config` prints how to register it."
+    )
   }
-  const reason = yield* Deferred.await(done).pipe(Effect.onInterrupt(() => Effect.logInfo("stopping: interrupted (SIGTERM or SIGINT)")))
+  const reason = yield* Deferred.await(done).pipe(
+    Effect.onInterrupt(() => Effect.logInfo("stopping: interrupted (SIGTERM or SIGINT)"))
+  )
   yield* Effect.logInfo(`stopping: ${reason}`)
 }).pipe(Effect.scoped)
 
@@ -143,20 +165,31 @@ const serve = Effect.gen(function*() {
  */
 export const mcp = (options: McpOptions): Effect.Effect<void, InvalidParam, AppEnv | ConfigFile> => {
   if (options.printConfig && options.skill) {
-    return Effect.fail(new InvalidParam({ message: "--print-config and --skill are separate outputs; pass one of them.", fix: "Run `catalog mcp --print-config` or `catalog mcp --skill`.", param: "--skill" }))
+    return Effect.fail(
+      new InvalidParam({
+        message: "--print-config and --skill are separate outputs; pass one of them.",
+        fix: "Run `catalog mcp --print-config` or `catalog mcp --skill`.",
+        param: "--skill"
+      })
+    )
   }
   if (options.printConfig) return printConfig
   if (options.skill) return printSkill(options.json)
   return serve.pipe(
     Effect.catchAllCause((cause) =>
-      Effect.logError("the agent server stopped on an unexpected failure", cause).pipe(Effect.zipRight(Effect.sync(() => {
-        process.exitCode = 1
-      })))
+      Effect.logError("the agent server stopped on an unexpected failure", cause).pipe(
+        Effect.zipRight(Effect.sync(() => {
+          process.exitCode = 1
+        }))
+      )
     ),
     // Exit promptly even if some library left a handle open (the timer itself keeps nothing alive).
     Effect.ensuring(Effect.sync(() => setTimeout(() => process.exit(), 1500).unref())),
     // Info by default; `--log-level debug` (an @effect/cli built-in) also logs each call.
-    Effect.locallyWith(FiberRef.currentMinimumLogLevel, (level) => (LogLevel.lessThan(level, LogLevel.Info) ? level : LogLevel.Info)),
+    Effect.locallyWith(
+      FiberRef.currentMinimumLogLevel,
+      (level) => (LogLevel.lessThan(level, LogLevel.Info) ? level : LogLevel.Info)
+    ),
     onlyStderrLogger
   )
 }

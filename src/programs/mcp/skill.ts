@@ -7,7 +7,8 @@ export const mcpSkillVersion = "1.0.0"
 export const hardRule4 =
   "Hard Rule #4: purpose, lawful basis, retention and transfers are legal calls that only a named human may confirm. Signing, unlocking and paying are also human acts. No agent surface can do any of these. The read-only agent server has no write tool. The read API has no write verb. A confirmation must name the person who made it."
 
-export const mcpSkillMarkdown = (toolVersion: string): string => `---
+export const mcpSkillMarkdown = (toolVersion: string): string =>
+  `---
 name: local-data-catalog-mcp
 description: Answer questions about where personal data is stored, what changed and the state of the GDPR Art. 30 record, from a local data catalog exposed as eight read-only MCP tools.
 metadata:

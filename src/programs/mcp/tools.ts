@@ -15,7 +15,12 @@ import { changesLimits, type Reader, searchLimits } from "../../services/Reader.
 export type JsonSchemaObject = { readonly type: "object" } & Readonly<Record<string, unknown>>
 
 /** Every tool answers with the same annotations: it reads the local catalog and nothing else. */
-export const readOnlyAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
+export const readOnlyAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false
+} as const
 
 export interface Tool {
   readonly name: string
@@ -29,7 +34,10 @@ export interface Tool {
   readonly input: Schema.Schema<unknown>
   readonly inputSchema: JsonSchemaObject
   readonly outputSchema: JsonSchemaObject
-  readonly run: (args: unknown, reader: Context.Tag.Service<Reader>) => Effect.Effect<unknown, DatasetNotFound | InvalidParam>
+  readonly run: (
+    args: unknown,
+    reader: Context.Tag.Service<Reader>
+  ) => Effect.Effect<unknown, DatasetNotFound | InvalidParam>
 }
 
 /** The error body every surface shares (`toErrorBody`): `isError` results carry it as `structuredContent`. */
@@ -51,19 +59,22 @@ export const ErrorEnvelope = Schema.Struct({
  * which the SDK client's Ajv compiles by default.
  */
 export const portableJsonSchema = (root: object): Record<string, unknown> => {
-  const defs = ((root as { $defs?: Record<string, unknown> }).$defs ?? {})
+  const defs = (root as { $defs?: Record<string, unknown> }).$defs ?? {}
   const map = (o: unknown, f: (v: unknown) => unknown) =>
     Object.fromEntries(Object.entries(o as Record<string, unknown>).map(([k, v]) => [k, f(v)]))
   const node = (n: unknown): unknown => {
     if (typeof n !== "object" || n === null || Array.isArray(n)) return n
     const o = n as Record<string, unknown>
     const ref = typeof o["$ref"] === "string" ? o["$ref"] : undefined
-    const out: Record<string, unknown> = ref !== undefined ? { ...(node(defs[decodeURIComponent(ref.replace(/^#\/\$defs\//, ""))]) as object) } : {}
+    const out: Record<string, unknown> = ref !== undefined
+      ? { ...(node(defs[decodeURIComponent(ref.replace(/^#\/\$defs\//, ""))]) as object) }
+      : {}
     for (const [k, v] of Object.entries(o)) {
       if (k === "$ref" || k === "$defs" || k === "$schema" || k === "$id" || k === "title") continue
       if (k === "properties" || k === "patternProperties") out[k] = map(v, node)
-      else if (k === "anyOf" || k === "oneOf" || k === "allOf" || k === "prefixItems") out[k] = (v as Array<unknown>).map(node)
-      else if (k === "additionalProperties" && typeof v === "object" && v !== null) {
+      else if (k === "anyOf" || k === "oneOf" || k === "allOf" || k === "prefixItems") {
+        out[k] = (v as Array<unknown>).map(node)
+      } else if (k === "additionalProperties" && typeof v === "object" && v !== null) {
         // Effect spells "any value" as an empty schema; `true` says the same and says it on purpose.
         const inner = node(v) as Record<string, unknown>
         out[k] = Object.keys(inner).length === 0 ? true : inner
@@ -118,17 +129,25 @@ const define = <A, I, O, OI>(
   }
 }
 
-const datasetIdText = "a dataset id `<source>/<schema>/<table>` as returned by search_datasets (e.g. `shop/main/customers`)"
+const datasetIdText =
+  "a dataset id `<source>/<schema>/<table>` as returned by search_datasets (e.g. `shop/main/customers`)"
 const searchLimitText = `an integer from 1 to ${searchLimits.max} (default ${searchLimits.default})`
 const changesLimitText = `an integer from 1 to ${changesLimits.max} (default ${changesLimits.default})`
-const sinceText = "a change sequence number (an integer >= 0; 0 = the whole change-log) or an ISO-8601 timestamp such as 2026-01-31T12:00:00Z (default: the last scan)"
+const sinceText =
+  "a change sequence number (an integer >= 0; 0 = the whole change-log) or an ISO-8601 timestamp such as 2026-01-31T12:00:00Z (default: the last scan)"
 
 /** The eight tools, in the fixed order `tools/list` returns them. */
 export const tools: ReadonlyArray<Tool> = [
   define("search_datasets", {
     input: Schema.Struct({
-      q: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "Words to look for in dataset, column and glossary names and comments, e.g. \"customer email\"." }),
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, searchLimits.max)).annotations({ description: `Most hits to return: ${searchLimitText}.` }))
+      q: Schema.String.pipe(Schema.minLength(1)).annotations({
+        description: "Words to look for in dataset, column and glossary names and comments, e.g. \"customer email\"."
+      }),
+      limit: Schema.optional(
+        Schema.Int.pipe(Schema.between(1, searchLimits.max)).annotations({
+          description: `Most hits to return: ${searchLimitText}.`
+        })
+      )
     }),
     expects: { q: "a non-empty string of words to look for", limit: searchLimitText },
     output: SearchResult,
@@ -144,13 +163,22 @@ export const tools: ReadonlyArray<Tool> = [
   }),
   define("get_lineage", {
     input: Schema.Struct({
-      datasetId: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({ description: `Only this dataset's upstream and downstream edges: ${datasetIdText}. Omit for every edge.` }))
+      datasetId: Schema.optional(
+        Schema.String.pipe(Schema.minLength(1)).annotations({
+          description: `Only this dataset's upstream and downstream edges: ${datasetIdText}. Omit for every edge.`
+        })
+      )
     }),
     expects: { datasetId: datasetIdText },
     output: LineageList,
     run: (a, reader) => reader.lineage(a.datasetId, "datasetId")
   }),
-  define("get_compliance_state", { input: null, expects: {}, output: RopaDraft, run: (_, reader) => reader.compliance }),
+  define("get_compliance_state", {
+    input: null,
+    expects: {},
+    output: RopaDraft,
+    run: (_, reader) => reader.compliance
+  }),
   define("get_provenance", { input: null, expects: {}, output: Provenance, run: (_, reader) => reader.provenance }),
   define("get_changes", {
     input: Schema.Struct({
@@ -158,7 +186,11 @@ export const tools: ReadonlyArray<Tool> = [
         Schema.Union(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)), Schema.String.pipe(Schema.minLength(1)))
           .annotations({ description: `Entries after ${sinceText}.` })
       ),
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, changesLimits.max)).annotations({ description: `Most entries to return: ${changesLimitText}.` }))
+      limit: Schema.optional(
+        Schema.Int.pipe(Schema.between(1, changesLimits.max)).annotations({
+          description: `Most entries to return: ${changesLimitText}.`
+        })
+      )
     }),
     expects: { since: sinceText, limit: changesLimitText },
     output: ChangeList,

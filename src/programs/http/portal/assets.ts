@@ -8,8 +8,15 @@
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import assets from "virtual:portal-assets"
-import { type LaunchCommand, launchCommand, listedTools, registrationBlock, registrationCommand, type McpToolInfo } from "../../../domain/Agents.js"
-import { dataDir, type AppEnvShape } from "../../../services/AppEnv.js"
+import {
+  type LaunchCommand,
+  launchCommand,
+  listedTools,
+  type McpToolInfo,
+  registrationBlock,
+  registrationCommand
+} from "../../../domain/Agents.js"
+import { type AppEnvShape, dataDir } from "../../../services/AppEnv.js"
 import { configCandidates } from "../../../services/ConfigFile.js"
 import { version } from "../../../version.js"
 
@@ -29,7 +36,10 @@ export interface AgentsConfig {
   readonly command: string
   /** What the block starts: this very build (Node binary + entry file), or npx when installed from a registry. */
   readonly launch: LaunchCommand
-  readonly tools: { readonly doraOutOfScope: ReadonlyArray<McpToolInfo>; readonly doraInScope: ReadonlyArray<McpToolInfo> }
+  readonly tools: {
+    readonly doraOutOfScope: ReadonlyArray<McpToolInfo>
+    readonly doraInScope: ReadonlyArray<McpToolInfo>
+  }
 }
 
 const readText = (file: string): string | null => {
@@ -46,11 +56,17 @@ const readText = (file: string): string | null => {
  * now is one src/bin.ts has already accepted.
  */
 const thisBuildLaunch = (): LaunchCommand =>
-  launchCommand({ nodePath: process.execPath, entry: fileURLToPath(new URL("./bin.js", import.meta.url)), readText }, version)
+  launchCommand(
+    { nodePath: process.execPath, entry: fileURLToPath(new URL("./bin.js", import.meta.url)), readText },
+    version
+  )
 
 /** The registration facts for the process's working folder and environment (as `catalog mcp --print-config`). */
 export const agentsConfig = (
-  proc: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> } = { cwd: process.cwd(), env: process.env },
+  proc: { readonly cwd: string; readonly env: Readonly<Record<string, string | undefined>> } = {
+    cwd: process.cwd(),
+    env: process.env
+  },
   launch: LaunchCommand = thisBuildLaunch()
 ): AgentsConfig => {
   const e: AppEnvShape = { cwd: proc.cwd, env: proc.env, interactive: false, stderrIsTTY: false }
@@ -76,10 +92,19 @@ export const jsonForScript = (value: unknown): string =>
     .replace(/\u2029/g, "\\u2029")
 
 export const indexHtml = (config: AgentsConfig = agentsConfig()): string =>
-  assets.html.replace("<!--AGENTS_CONFIG-->", () => `<script type="application/json" id="agents-config">${jsonForScript(config)}</script>`)
+  assets.html.replace(
+    "<!--AGENTS_CONFIG-->",
+    () => `<script type="application/json" id="agents-config">${jsonForScript(config)}</script>`
+  )
 
 /** The paths `portalAsset` answers. */
-export const portalPaths: ReadonlyArray<string> = ["/", "/index.html", "/assets/app.js", "/assets/app.css", "/assets/icon.svg"]
+export const portalPaths: ReadonlyArray<string> = [
+  "/",
+  "/index.html",
+  "/assets/app.js",
+  "/assets/app.css",
+  "/assets/icon.svg"
+]
 
 /** The page and its assets by URL path (a query string is ignored); null for anything else. */
 export const portalAsset = (path: string): PortalAsset | null => {

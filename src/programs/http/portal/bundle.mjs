@@ -33,7 +33,10 @@ export const portalEsbuildPlugin = () => ({
   name: "portal-assets",
   setup(b) {
     b.onResolve({ filter: /^virtual:portal-assets$/ }, (a) => ({ path: a.path, namespace: "portal-assets" }))
-    b.onLoad({ filter: /.*/, namespace: "portal-assets" }, async () => ({ contents: await portalAssetsModule(), loader: "js", watchDirs: [here] }))
+    b.onLoad(
+      { filter: /.*/, namespace: "portal-assets" },
+      async () => ({ contents: await portalAssetsModule(), loader: "js", watchDirs: [here] })
+    )
   }
 })
 

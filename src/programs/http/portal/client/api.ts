@@ -1,7 +1,7 @@
 /**
  * The page's only data path: GET requests to the read API (/api/v1) of the `catalog open` process.
  */
-import type { ChangeList, DatasetList, Dataset, LineageList, SearchResult } from "../../../../domain/Catalog.js"
+import type { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../../../domain/Catalog.js"
 import type { DoraState, Glossary, Provenance, RopaDraft } from "../../../../domain/Compliance.js"
 
 /** An error body of the API (`{error:{code,message,fix}}`), or the API not answering at all. */
@@ -21,7 +21,7 @@ type Query = Readonly<Record<string, string | number | undefined>>
 
 const url = (path: string, query?: Query): string => {
   const q = new URLSearchParams()
-  if (query) for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") q.set(k, String(v))
+  if (query) { for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") q.set(k, String(v)) }
   const qs = q.toString()
   return `/api/v1${path}${qs ? `?${qs}` : ""}`
 }
@@ -29,7 +29,13 @@ const url = (path: string, query?: Query): string => {
 const asError = (status: number, body: unknown): ApiError => {
   const e = (body as { error?: { code?: unknown; message?: unknown; fix?: unknown; param?: unknown } } | null)?.error
   if (e && typeof e.code === "string") {
-    return new ApiError(e.code, typeof e.message === "string" ? e.message : e.code, typeof e.fix === "string" ? e.fix : null, status, typeof e.param === "string" ? e.param : null)
+    return new ApiError(
+      e.code,
+      typeof e.message === "string" ? e.message : e.code,
+      typeof e.fix === "string" ? e.fix : null,
+      status,
+      typeof e.param === "string" ? e.param : null
+    )
   }
   return new ApiError(`HTTP_${status}`, `The read API answered with status ${status}.`, null, status, null)
 }
@@ -39,7 +45,13 @@ export const get = async <T>(path: string, query?: Query): Promise<T> => {
   try {
     res = await fetch(url(path, query), { headers: { accept: "application/json" }, cache: "no-store" })
   } catch {
-    throw new ApiError("API_UNREACHABLE", "The local read API is not answering: the `catalog open` process has stopped.", "Start it again in a terminal with `catalog open`, then reload this page.", 0, null)
+    throw new ApiError(
+      "API_UNREACHABLE",
+      "The local read API is not answering: the `catalog open` process has stopped.",
+      "Start it again in a terminal with `catalog open`, then reload this page.",
+      0,
+      null
+    )
   }
   let body: unknown = null
   try {

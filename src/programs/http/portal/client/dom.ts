@@ -39,14 +39,22 @@ export const append = (parent: Node, children: ReadonlyArray<Child>): void => {
 }
 
 /** An HTML element: `h("a", { href: "#/x", class: "link" }, "text")`. `on*` attributes take listeners. */
-export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Array<Child>): HTMLElementTagNameMap[K] => {
+export const h = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Array<Child>
+): HTMLElementTagNameMap[K] => {
   const el = document.createElement(tag)
   apply(el, attrs, children)
   return el
 }
 
 /** An SVG element. */
-export const s = <K extends keyof SVGElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Array<Child>): SVGElementTagNameMap[K] => {
+export const s = <K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Array<Child>
+): SVGElementTagNameMap[K] => {
   const el = document.createElementNS(SVG_NS, tag)
   apply(el, attrs, children)
   return el

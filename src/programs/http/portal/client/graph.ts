@@ -6,7 +6,7 @@
 import type { LineageEdge } from "../../../../domain/Catalog.js"
 import { datasetHref, h, s } from "./dom.js"
 import { defaultLayoutOptions, edgePath, layeredLayout, type LayoutOptions } from "./layout.js"
-import { classInfo, originInfo, splitId, type ClassValue } from "./ui.js"
+import { classInfo, type ClassValue, originInfo, splitId } from "./ui.js"
 
 export interface GraphNode {
   readonly id: string
@@ -50,10 +50,21 @@ export const lineageGraph = (
   svg.dataset["width"] = String(layout.width)
   svg.dataset["height"] = String(layout.height)
 
-  const defs = s("defs", null,
+  const defs = s(
+    "defs",
+    null,
     ["scan", "dbt", "user"].map((o) =>
-      s("marker", { id: `arrow-${o}`, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
-        s("path", { d: "M0,0 L10,5 L0,10 z", class: `arrowhead origin-${o}` }))))
+      s("marker", {
+        id: `arrow-${o}`,
+        viewBox: "0 0 10 10",
+        refX: "9",
+        refY: "5",
+        markerWidth: "7",
+        markerHeight: "7",
+        orient: "auto-start-reverse"
+      }, s("path", { d: "M0,0 L10,5 L0,10 z", class: `arrowhead origin-${o}` }))
+    )
+  )
   svg.appendChild(defs)
 
   const edgeLayer = s("g", { class: "edges", "aria-hidden": "true" })
@@ -64,10 +75,18 @@ export const lineageGraph = (
   for (const pe of layout.edges) {
     const e = edgeById.get(pe.id)!
     const d = edgePath(pe.points)
-    const g = s("g", { class: `edge origin-${e.origin}${e.resolvable ? "" : " unresolved"}`, "data-edge": e.id, "data-from": e.from, "data-to": e.to },
+    const g = s(
+      "g",
+      {
+        class: `edge origin-${e.origin}${e.resolvable ? "" : " unresolved"}`,
+        "data-edge": e.id,
+        "data-from": e.from,
+        "data-to": e.to
+      },
       s("path", { class: "edge-hit", d }),
       s("path", { class: "edge-line", d, "marker-end": `url(#arrow-${e.origin})` }),
-      s("title", null, `${e.from} → ${e.to} (${originInfo[e.origin]?.label ?? e.origin})`))
+      s("title", null, `${e.from} → ${e.to} (${originInfo[e.origin]?.label ?? e.origin})`)
+    )
     edgeLayer.appendChild(g)
     edgeEls.set(e.id, g)
   }
@@ -80,7 +99,11 @@ export const lineageGraph = (
     }
     for (const el of nodeLayer.querySelectorAll<SVGGElement>("[data-node]")) {
       const nid = el.dataset["node"]!
-      el.classList.toggle("hot", id !== null && (nid === id || edges.some((e) => (e.from === id && e.to === nid) || (e.to === id && e.from === nid))))
+      el.classList.toggle(
+        "hot",
+        id !== null &&
+          (nid === id || edges.some((e) => (e.from === id && e.to === nid) || (e.to === id && e.from === nid)))
+      )
     }
   }
 
@@ -91,18 +114,43 @@ export const lineageGraph = (
     const n = byId.get(pn.id)!
     const parts = splitId(n.id)
     const cls: ClassValue | "unknown" = n.highest ?? "unknown"
-    const classText = n.highest === null ? "not scanned" : `${classInfo[n.highest].glyph} ${classInfo[n.highest].short}${n.flagged > 0 ? ` · ${n.flagged} flagged` : ""}`
+    const classText = n.highest === null
+      ? "not scanned"
+      : `${classInfo[n.highest].glyph} ${classInfo[n.highest].short}${n.flagged > 0 ? ` · ${n.flagged} flagged` : ""}`
     const body = [
       s("rect", { class: "node-box", x: "0", y: "0", width: String(w), height: String(ht), rx: "8" }),
       s("rect", { class: "node-stripe", x: "0", y: "0", width: "7", height: String(ht), rx: "3" }),
       s("text", { class: "node-name", x: "16", y: "20" }, truncate(n.name, maxChars)),
-      s("text", { class: "node-sub", x: "16", y: "36" }, truncate(`${parts.source}/${parts.schema}${n.kind && n.kind !== "table" ? ` · ${n.kind}` : ""}`, maxChars + 4)),
+      s(
+        "text",
+        { class: "node-sub", x: "16", y: "36" },
+        truncate(`${parts.source}/${parts.schema}${n.kind && n.kind !== "table" ? ` · ${n.kind}` : ""}`, maxChars + 4)
+      ),
       s("text", { class: "node-class", x: "16", y: "52" }, classText),
-      s("title", null, `${n.id}${n.kind ? ` (${n.kind})` : " (not scanned)"}: ${n.highest === null ? "not in the map" : `highest class ${classInfo[n.highest].label}`}`)
+      s(
+        "title",
+        null,
+        `${n.id}${n.kind ? ` (${n.kind})` : " (not scanned)"}: ${
+          n.highest === null ? "not in the map" : `highest class ${classInfo[n.highest].label}`
+        }`
+      )
     ]
     const g = n.kind === null
-      ? s("g", { class: `node cls-${cls} external`, transform: `translate(${pn.x},${pn.y})`, "data-node": n.id, tabindex: "0", role: "img", "aria-label": `${n.id}, not scanned` }, body)
-      : s("a", { class: `node cls-${cls}${opts.focus === n.id ? " focus" : ""}`, href: datasetHref(n.id), transform: `translate(${pn.x},${pn.y})`, "data-node": n.id, "aria-label": `${n.id}, ${n.highest ? classInfo[n.highest].label : ""}` }, body)
+      ? s("g", {
+        class: `node cls-${cls} external`,
+        transform: `translate(${pn.x},${pn.y})`,
+        "data-node": n.id,
+        tabindex: "0",
+        role: "img",
+        "aria-label": `${n.id}, not scanned`
+      }, body)
+      : s("a", {
+        class: `node cls-${cls}${opts.focus === n.id ? " focus" : ""}`,
+        href: datasetHref(n.id),
+        transform: `translate(${pn.x},${pn.y})`,
+        "data-node": n.id,
+        "aria-label": `${n.id}, ${n.highest ? classInfo[n.highest].label : ""}`
+      }, body)
     g.addEventListener("mouseenter", () => highlight(n.id))
     g.addEventListener("mouseleave", () => highlight(null))
     g.addEventListener("focus", () => highlight(n.id))
@@ -114,9 +162,31 @@ export const lineageGraph = (
 
 /** The legend: node colours (with glyph and label) and edge styles. */
 export const graphLegend = (opts: { readonly external?: boolean } = {}): HTMLElement =>
-  h("div", { class: "legend", "aria-label": "Legend" },
+  h(
+    "div",
+    { class: "legend", "aria-label": "Legend" },
     (["criminal", "special", "personal", "not"] as const).map((c) =>
-      h("span", { class: `legend-item cls-${c}` }, h("span", { class: "swatch", "aria-hidden": "true" }, classInfo[c].glyph), classInfo[c].label)),
-    opts.external ? h("span", { class: "legend-item external" }, h("span", { class: "swatch", "aria-hidden": "true" }), "Not scanned") : null,
+      h(
+        "span",
+        { class: `legend-item cls-${c}` },
+        h("span", { class: "swatch", "aria-hidden": "true" }, classInfo[c].glyph),
+        classInfo[c].label
+      )
+    ),
+    opts.external
+      ? h(
+        "span",
+        { class: "legend-item external" },
+        h("span", { class: "swatch", "aria-hidden": "true" }),
+        "Not scanned"
+      )
+      : null,
     (["scan", "dbt", "user"] as const).map((o) =>
-      h("span", { class: `legend-item edge-key origin-${o}` }, h("span", { class: "line", "aria-hidden": "true" }), `${originInfo[o]!.label} edge`)))
+      h(
+        "span",
+        { class: `legend-item edge-key origin-${o}` },
+        h("span", { class: "line", "aria-hidden": "true" }),
+        `${originInfo[o]!.label} edge`
+      )
+    )
+  )

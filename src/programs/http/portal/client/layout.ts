@@ -79,9 +79,14 @@ export const layeredLayout = (input: LayoutInput, opts: LayoutOptions = defaultL
   let layers = 0
   for (const members of parts) {
     const set = new Set(members)
-    const part = layoutPart({ nodes: members, edges: input.edges.filter((e) => set.has(e.from) && set.has(e.to)) }, { ...opts, margin: 0 })
+    const part = layoutPart({ nodes: members, edges: input.edges.filter((e) => set.has(e.from) && set.has(e.to)) }, {
+      ...opts,
+      margin: 0
+    })
     for (const n of part.nodes) nodes.push({ ...n, x: n.x + opts.margin, y: n.y + y })
-    for (const e of part.edges) edges.push({ ...e, points: e.points.map((p) => ({ x: p.x + opts.margin, y: p.y + y })) })
+    for (const e of part.edges) {
+      edges.push({ ...e, points: e.points.map((p) => ({ x: p.x + opts.margin, y: p.y + y })) })
+    }
     y += part.height + opts.gapY * 2
     width = Math.max(width, part.width)
     layers = Math.max(layers, part.layers)
@@ -120,7 +125,12 @@ const layoutPart = (input: LayoutInput, opts: LayoutOptions): Layout => {
       }
     }
   }
-  const dag = edges.map((e) => (back.has(`${e.from}\u0000${e.to}`) ? { ...e, from: e.to, to: e.from, reversed: true } : { ...e, reversed: false }))
+  const dag = edges.map((
+    e
+  ) => (back.has(`${e.from}\u0000${e.to}`)
+    ? { ...e, from: e.to, to: e.from, reversed: true }
+    : { ...e, reversed: false })
+  )
 
   // 2. Layers: longest path from the sources (Kahn's order over the DAG).
   const preds = new Map<string, Array<string>>(ids.map((i) => [i, []]))
@@ -280,7 +290,13 @@ const layoutPart = (input: LayoutInput, opts: LayoutOptions): Layout => {
       return [{ x: k === 0 ? p.x + opts.nodeWidth : p.x, y: p.y }]
     })
     const ordered = edge.reversed ? [...pts].reverse() : pts
-    return { id: edge.id, from: edge.reversed ? edge.to : edge.from, to: edge.reversed ? edge.from : edge.to, points: ordered, reversed: edge.reversed }
+    return {
+      id: edge.id,
+      from: edge.reversed ? edge.to : edge.from,
+      to: edge.reversed ? edge.from : edge.to,
+      points: ordered,
+      reversed: edge.reversed
+    }
   })
   return {
     nodes,

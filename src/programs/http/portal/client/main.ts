@@ -39,7 +39,9 @@ const routes: Record<string, Route> = {
 }
 
 /** `#/dataset/<encoded id>?x=y` → route, argument, query. A raw id with `/` is accepted too. */
-export const parseHash = (hash: string): { readonly route: string; readonly arg: string; readonly query: URLSearchParams } => {
+export const parseHash = (
+  hash: string
+): { readonly route: string; readonly arg: string; readonly query: URLSearchParams } => {
   const raw = hash.replace(/^#\/?/, "")
   const qi = raw.indexOf("?")
   const path = qi >= 0 ? raw.slice(0, qi) : raw
@@ -58,8 +60,20 @@ const main = () => document.getElementById("main")!
 let renderSeq = 0
 
 const notFound = (route: string): HTMLElement =>
-  h("div", { class: "page" }, h("header", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Not found")),
-    h("p", null, "There is no screen called ", h("code", null, route), ". ", h("a", { href: "#/overview" }, "Go to the overview"), "."))
+  h(
+    "div",
+    { class: "page" },
+    h("header", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Not found")),
+    h(
+      "p",
+      null,
+      "There is no screen called ",
+      h("code", null, route),
+      ". ",
+      h("a", { href: "#/overview" }, "Go to the overview"),
+      "."
+    )
+  )
 
 const render = async (): Promise<void> => {
   if (location.hash !== "" && !location.hash.startsWith("#/")) return // an in-page anchor such as #main
@@ -74,13 +88,28 @@ const render = async (): Promise<void> => {
   const host = main()
   host.setAttribute("aria-busy", "true")
   const loading = window.setTimeout(() => {
-    if (mine === renderSeq) replace(host, h("div", { class: "loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), "Loading…"))
+    if (mine === renderSeq) {
+      replace(
+        host,
+        h(
+          "div",
+          { class: "loading", role: "status" },
+          h("span", { class: "spinner", "aria-hidden": "true" }),
+          "Loading…"
+        )
+      )
+    }
   }, 120)
   let view: HTMLElement
   try {
     view = r ? await r.render(arg, query) : notFound(route)
   } catch (e) {
-    view = h("div", { class: "page" }, h("header", { class: "page-head" }, h("h1", { tabindex: "-1" }, r ? r.title(arg) : "Error")), errorPanel(e))
+    view = h(
+      "div",
+      { class: "page" },
+      h("header", { class: "page-head" }, h("h1", { tabindex: "-1" }, r ? r.title(arg) : "Error")),
+      errorPanel(e)
+    )
   }
   window.clearTimeout(loading)
   if (mine !== renderSeq) return
@@ -99,10 +128,15 @@ const renderTrust = (prov: Provenance) => {
   const el = document.getElementById("trust-pill")
   if (!el) return
   const worst = worstTier(prov.sources.map((x) => x.staleness))
-  replace(el,
-    h("a", { href: "#/provenance", class: "trust-link", title: prov.coverage.line },
+  replace(
+    el,
+    h(
+      "a",
+      { href: "#/provenance", class: "trust-link", title: prov.coverage.line },
       worst ? stalenessBadge(worst) : null,
-      h("span", { class: "trust-text" }, "scanned ", timeAgo(prov.lastScanAt))))
+      h("span", { class: "trust-text" }, "scanned ", timeAgo(prov.lastScanAt))
+    )
+  )
 }
 
 let lastHead: string | null = null
@@ -114,8 +148,22 @@ const watchForScans = async () => {
     if (lastHead !== null && head !== lastHead) {
       const banner = document.getElementById("update-banner")
       if (banner) {
-        replace(banner, h("p", null, "The catalog changed since this page was loaded (a scan or a correction). ",
-          h("button", { type: "button", class: "btn small", onclick: () => { banner.hidden = true; void render() } }, "Show the latest")))
+        replace(
+          banner,
+          h(
+            "p",
+            null,
+            "The catalog changed since this page was loaded (a scan or a correction). ",
+            h("button", {
+              type: "button",
+              class: "btn small",
+              onclick: () => {
+                banner.hidden = true
+                void render()
+              }
+            }, "Show the latest")
+          )
+        )
         banner.hidden = false
       }
     }
@@ -154,7 +202,7 @@ const boot = () => {
   })
 
   api.dora().then((d) => {
-    const item = document.querySelector<HTMLElement>('.sidebar a[data-route="dora"] .nav-note')
+    const item = document.querySelector<HTMLElement>(".sidebar a[data-route=\"dora\"] .nav-note")
     if (item) item.textContent = d.inScope ? "" : "not in scope"
   }).catch(() => undefined)
 
