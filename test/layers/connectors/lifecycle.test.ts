@@ -7,10 +7,10 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { MysqlConnector } from "../../src/layers/connectors/Mysql.js"
-import { PostgresConnector } from "../../src/layers/connectors/Postgres.js"
-import type { Connector, ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
-import { mariaDatabaseLayer, mariadb, pgDatabaseLayer, psql, TestDatabaseTag } from "../utils/databases.js"
+import { MysqlConnector } from "../../../src/layers/connectors/Mysql.js"
+import { PostgresConnector } from "../../../src/layers/connectors/Postgres.js"
+import type { Connector, ConnectorError, ConnectorInput } from "../../../src/services/Connectors.js"
+import { mariaDatabaseLayer, mariadb, pgDatabaseLayer, psql, TestDatabaseTag } from "../../utils/databases.js"
 
 const input = (kind: "postgres" | "mysql", url: string): ConnectorInput => ({
   source: { id: "src", kind, driver: kind === "postgres" ? "pg" : "mysql2", connectionRef: "URL" },

@@ -17,9 +17,9 @@ import {
   parseDbtManifest,
   readDbtManifest,
   splitRelation
-} from "../../src/layers/connectors/Dbt.js"
-import type { ConnectorInput } from "../../src/services/Connectors.js"
-import { fixturesDir } from "../utils/databases.js"
+} from "../../../src/layers/connectors/Dbt.js"
+import type { ConnectorInput } from "../../../src/services/Connectors.js"
+import { fixturesDir } from "../../utils/databases.js"
 
 const dbtDir = path.join(fixturesDir, "dbt")
 const read = (dir: string, target = "wh"): DbtManifest => {

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { pathToFileURL } from "node:url"
-import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
-import { SqliteConnector, sqlitePath } from "../../src/layers/connectors/Sqlite.js"
-import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
+import type { RawDataset, RawSource } from "../../../src/domain/Metadata.js"
+import { SqliteConnector, sqlitePath } from "../../../src/layers/connectors/Sqlite.js"
+import type { ConnectorError, ConnectorInput } from "../../../src/services/Connectors.js"
 
 const schema = `
   CREATE TABLE customers (

@@ -2,9 +2,9 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
-import { PostgresConnector, sessionSql, withClient } from "../../src/layers/connectors/Postgres.js"
-import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
+import type { RawDataset, RawSource } from "../../../src/domain/Metadata.js"
+import { PostgresConnector, sessionSql, withClient } from "../../../src/layers/connectors/Postgres.js"
+import type { ConnectorError, ConnectorInput } from "../../../src/services/Connectors.js"
 import {
   capturePgStatements,
   fixturesDir,
@@ -13,7 +13,7 @@ import {
   pgFixtures,
   psql,
   TestDatabaseTag
-} from "../utils/databases.js"
+} from "../../utils/databases.js"
 
 interface ExpectedPg {
   readonly tables: ReadonlyArray<{

@@ -4,10 +4,10 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import type { RawDataset } from "../../src/domain/Metadata.js"
-import { loadSchemaCsv, ManualCsvConnector, parseSchemaCsv } from "../../src/layers/connectors/ManualCsv.js"
-import type { ConnectorInput } from "../../src/services/Connectors.js"
-import { fixturesDir } from "../utils/databases.js"
+import type { RawDataset } from "../../../src/domain/Metadata.js"
+import { loadSchemaCsv, ManualCsvConnector, parseSchemaCsv } from "../../../src/layers/connectors/ManualCsv.js"
+import type { ConnectorInput } from "../../../src/services/Connectors.js"
+import { fixturesDir } from "../../utils/databases.js"
 
 const dictionaries = path.join(fixturesDir, "data-dictionary")
 

@@ -2,9 +2,9 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import * as path from "node:path"
-import type { RawDataset, RawSource } from "../../src/domain/Metadata.js"
-import { describeVersion, MysqlConnector, sessionSql, withSession } from "../../src/layers/connectors/Mysql.js"
-import type { ConnectorError, ConnectorInput } from "../../src/services/Connectors.js"
+import type { RawDataset, RawSource } from "../../../src/domain/Metadata.js"
+import { describeVersion, MysqlConnector, sessionSql, withSession } from "../../../src/layers/connectors/Mysql.js"
+import type { ConnectorError, ConnectorInput } from "../../../src/services/Connectors.js"
 import {
   captureMariaStatements,
   fixturesDir,
@@ -14,7 +14,7 @@ import {
   mariaUrl,
   metadataViolations,
   TestDatabaseTag
-} from "../utils/databases.js"
+} from "../../utils/databases.js"
 
 interface ExpectedMy {
   readonly tables: ReadonlyArray<{

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { builtinKinds } from "../../src/domain/Config.js"
-import { ConnectorsLive } from "../../src/layers/connectors/index.js"
-import { parseConnectionUrl, relationsReadBy } from "../../src/layers/connectors/internal.js"
-import { Connectors } from "../../src/services/Connectors.js"
-import { redact } from "../../src/services/Redact.js"
+import { builtinKinds } from "../../../src/domain/Config.js"
+import { ConnectorsLive } from "../../../src/layers/connectors/index.js"
+import { parseConnectionUrl, relationsReadBy } from "../../../src/layers/connectors/internal.js"
+import { Connectors } from "../../../src/services/Connectors.js"
+import { redact } from "../../../src/services/Redact.js"
 
 describe("ConnectorsLive", () => {
   it.effect("registers every built-in kind", () =>
