@@ -8,31 +8,32 @@ import { Reader } from "../../services/Reader.js"
 import { activityFingerprint, fieldAliases, legalFields } from "../../services/Ropa.js"
 import { Store } from "../../services/Store.js"
 import { emit, green, yellow } from "./render.js"
+import { positionals } from "./usage.js"
 
 export const annotateSet = Command.make("set", {
-  args: Args.text({ name: "activityKey field value" }).pipe(Args.repeated),
-  confirm: Options.boolean("confirm")
+  args: Args.text({ name: "activityKey field value" }).pipe(
+    Args.withDescription(`the activity key, the legal field (${legalFields.join(", ")}) and its value`),
+    Args.repeated
+  ),
+  confirm: Options.boolean("confirm").pipe(
+    Options.withDescription("confirm the legal call as the person named by CATALOG_SIGNER_EMAIL")
+  )
 }, ({ args, confirm }) =>
   Effect.gen(function*() {
-    const [key, rawField, ...rest] = args
-    const value = rest.join(" ").trim()
     const reader = yield* Reader
     const draft = yield* reader.compliance
     const keys = draft.activities.map((a) => a.key)
-    if (key === undefined || rawField === undefined || value === "") {
-      return yield* new RopaInputInvalid({
-        message: key === undefined
-          ? "The activity key is missing."
-          : rawField === undefined
-          ? "The field is missing."
-          : "The value is missing.",
-        fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${
-          keys.join(", ") || "(none yet: run catalog start)"
-        }.`,
-        param: key === undefined ? "activityKey" : rawField === undefined ? "field" : "value",
-        usage: true
-      })
-    }
+    const [key, rawField, value] = yield* positionals(args, {
+      error: RopaInputInvalid,
+      fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${
+        keys.join(", ") || "(none yet: run catalog start)"
+      }.`,
+      params: [
+        { param: "activityKey", missing: "The activity key is missing." },
+        { param: "field", missing: "The field is missing." },
+        { param: "value", missing: "The value is missing.", rest: true }
+      ]
+    })
     const activity = draft.activities.find((a) => a.key === key)
     if (!activity) {
       return yield* new RopaInputInvalid({
@@ -86,4 +87,6 @@ export const annotateSet = Command.make("set", {
       `${f.activityKey}.${f.field}: ${
         f.status === "confirmed" ? green(`confirmed by ${f.confirmedBy}`) : yellow("saved as a draft fill (suggested)")
       } — ${f.value}`)
-  }).pipe(Effect.provide(WriteLive)))
+  }).pipe(Effect.provide(WriteLive))).pipe(Command.withDescription(
+    "Fill a legal field of an activity (a draft fill, suggested), or confirm it with --confirm as CATALOG_SIGNER_EMAIL."
+  ))
