@@ -7,6 +7,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { root } from "../../src/programs/cli/Cli.js"
+import { commandTree, groupOptions } from "../../src/programs/cli/CommandTree.js"
 import { specCodes } from "../unit/errors.test.js"
 import { type CliResult, runCli, tempProject, writeFile } from "../utils/cli.js"
 
@@ -74,6 +76,39 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
       specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort()
     )
     for (const e of doc.errors) expect(e.message.length).toBeGreaterThan(0)
+  })
+
+  it("help --json describes each command and option with the text its command tree holds", () => {
+    const doc = cli("help", "--json").json as {
+      commands: Array<{ name: string; summary: string; options: Array<{ flag: string; description: string }> }>
+    }
+    const tree = commandTree(root)
+    expect(doc.commands.map((c) => c.name).sort()).toEqual(tree.subcommands.map((c) => c.name).sort())
+    for (const c of doc.commands) {
+      const node = tree.subcommands.find((n) => n.name === c.name)!
+      expect(c.summary, c.name).toBe(node.description)
+      expect(c.summary.length, c.name).toBeGreaterThan(0)
+      // Every option the command or one of its subcommands parses is listed with the tree's flag and text, in order.
+      const own = groupOptions(node)
+      expect(c.options.slice(0, own.length), c.name).toEqual(own)
+      // What follows is only global flags (stripped before the tree parses): --yes where it matters, then --json.
+      expect(c.options.slice(own.length).map((o) => o.flag), c.name).toEqual(
+        expect.arrayContaining(["--json"])
+      )
+      for (const o of c.options.slice(own.length)) expect(["--yes", "--json"], c.name).toContain(o.flag)
+    }
+    const add = doc.commands.find((c) => c.name === "add")!
+    expect(add.options.map((o) => o.flag)).toEqual([
+      "--ref <ENV_VAR_NAME>",
+      "--from <schema.csv>",
+      "--target <source-id>",
+      "--id <id>",
+      "--label <text>",
+      "--region <region>",
+      "--role controller",
+      "--yes",
+      "--json"
+    ])
   })
 
   it("help <command> --json gives one command; an unknown one is a usage error", () => {

@@ -6,17 +6,13 @@
 import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
-import * as path from "node:path"
-import { builtinKinds, defaultDriver, type SourceConfig } from "../../domain/Config.js"
-import { type ClassValue, classValues } from "../../domain/Metadata.js"
+import { builtinKinds } from "../../domain/Config.js"
 import {
   AddInputInvalid,
   ClassifyInputInvalid,
-  cliRegistry,
   ConfigInputInvalid,
   ConfirmRequired,
   DescribeEntityUnknown,
-  InvalidParam,
   NoSources,
   SourceNotFound
 } from "../../errors/index.js"
@@ -24,22 +20,23 @@ import { ConnectorsLazy, ReadLive, ScanLive, WriteLive } from "../../layers/Main
 import { indexPath } from "../../layers/Sql.js"
 import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
-import { Connectors } from "../../services/Connectors.js"
-import { readUserFile } from "../../services/Files.js"
+import { Corrections } from "../../services/Corrections.js"
 import { Reader } from "../../services/Reader.js"
 import { Scanner } from "../../services/Scanner.js"
 import { Secrets, secretState } from "../../services/Secrets.js"
-import { Store, StoreReader } from "../../services/Store.js"
+import { SourceAdd } from "../../services/SourceAdd.js"
+import { SourceProbe } from "../../services/SourceProbe.js"
+import { Store } from "../../services/Store.js"
 import { version } from "../../version.js"
 import { describe } from "./CatalogCommands.js"
 import { runDoctor } from "./doctor.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
+import { firstSentence, type HelpDocument, helpDocumentFor, showHelp } from "./HelpDocument.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
-import { commandDocs, environmentDocs, globalOptions } from "./spec.js"
 import { evidence, exportCmd, importCmd } from "./TeamCommands.js"
-import { needsSubcommand } from "./usage.js"
+import { needsSubcommand, positionals } from "./usage.js"
 import { watch } from "./WatchCommand.js"
 
 const pct = (n: number) => `${Math.round(n * 100)}%`
@@ -51,7 +48,9 @@ const start = Command.make("start", {}, () =>
     const loaded = yield* (yield* ConfigFile).load()
     if (loaded.file.sources.length === 0) return yield* new NoSources({ message: `${loaded.path} lists no sources.` })
     yield* discardNewCatalogOnFailure(scan)
-  }))
+  })).pipe(Command.withDescription(
+    "Scan every configured source (metadata only), classify every column and write the local catalog in one transaction; reports coverage. Stays local until the machine is paired with a portal."
+  ))
 
 const scan = Effect.gen(function*() {
   const scanner = yield* Scanner
@@ -120,7 +119,9 @@ const status = Command.make("status", {}, () =>
         `Record: ${s.seal === "draft" ? "DRAFT, not an official record" : "sealed"}`,
         `Upload: ${s.upload}`
       ].join("\n"))
-  }).pipe(Effect.provide(ReadLive)))
+  }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
+    "Counts of datasets, columns and personal-data items per class, the coverage line, catalog-only and the seal (draft)."
+  ))
 
 // ── datasets / show ──────────────────────────────────────────────────────────────────────────
 const datasets = Command.make("datasets", {}, () =>
@@ -133,9 +134,13 @@ const datasets = Command.make("datasets", {}, () =>
           ["dataset", "kind", "rows", "columns", "highest"],
           l.datasets.map((d) => [d.id, d.kind, d.rowCount.display, String(d.columnCount), classLabel(d.highest)])
         ))
-  }).pipe(Effect.provide(ReadLive)))
+  }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
+    "List every dataset with its row estimate, column count and highest personal-data class."
+  ))
 
-const show = Command.make("show", { id: Args.text({ name: "datasetId" }) }, ({ id }) =>
+const show = Command.make("show", {
+  id: Args.text({ name: "datasetId" }).pipe(Args.withDescription("the dataset id, <source>/<schema>/<table>"))
+}, ({ id }) =>
   Effect.gen(function*() {
     const reader = yield* Reader
     const d = yield* reader.dataset(id).pipe(Effect.catchTag("DatasetNotFound", () =>
@@ -167,12 +172,18 @@ const show = Command.make("show", { id: Args.text({ name: "datasetId" }) }, ({ i
           ...d.lineage.downstream.map((e) => `  → ${e.to} ${dim(`(${e.origin})`)}`)
         ].join("\n")
       ].join("\n"))
-  }).pipe(Effect.provide(ReadLive)))
+  }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
+    "One dataset: columns, types, flags with rule, confidence and method, row estimate, lineage (what the MCP tool get_dataset returns)."
+  ))
 
 // ── search / log ─────────────────────────────────────────────────────────────────────────────
 const search = Command.make("search", {
-  words: Args.text({ name: "words" }).pipe(Args.repeated),
-  limit: Options.text("limit").pipe(Options.optional)
+  words: Args.text({ name: "words" }).pipe(Args.withDescription("what to look for"), Args.repeated),
+  limit: Options.text("limit").pipe(
+    Options.withPseudoName("<n>"),
+    Options.withDescription("how many hits (default 20, max 100)"),
+    Options.optional
+  )
 }, ({ limit, words }) =>
   Effect.gen(function*() {
     const reader = yield* Reader
@@ -186,11 +197,21 @@ const search = Command.make("search", {
         ),
         dim(`${r.returned} of ${r.total} hits`)
       ].join("\n"))
-  }).pipe(Effect.provide(ReadLive)))
+  }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
+    "Ranked hits across datasets, columns and glossary terms, each with why it matched and a snippet."
+  ))
 
 const log = Command.make("log", {
-  since: Options.text("since").pipe(Options.optional),
-  limit: Options.text("limit").pipe(Options.optional)
+  since: Options.text("since").pipe(
+    Options.withPseudoName("<seq|timestamp>"),
+    Options.withDescription("a change sequence number or an ISO-8601 timestamp (default: the last scan)"),
+    Options.optional
+  ),
+  limit: Options.text("limit").pipe(
+    Options.withPseudoName("<n>"),
+    Options.withDescription("how many entries (default 50, max 1000)"),
+    Options.optional
+  )
 }, ({ limit, since }) =>
   Effect.gen(function*() {
     const reader = yield* Reader
@@ -207,88 +228,65 @@ const log = Command.make("log", {
           }`
         )
       ].join("\n"))
-  }).pipe(Effect.provide(ReadLive)))
+  }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
+    "The append-only change-log, newest first: datasets and columns added or dropped, type changes, reclassifications, human corrections (with who). Default: since the last scan; --since 0 for everything."
+  ))
 
 // ── classify ─────────────────────────────────────────────────────────────────────────────────
-const requireColumn = (id: string) =>
-  Effect.gen(function*() {
-    const store = yield* StoreReader
-    const col = yield* Effect.orDie(store.column(id))
-    if (col === null) {
-      return yield* new DescribeEntityUnknown({
-        message: `No column with id "${id}".`,
-        fix: "Column ids are <source>/<schema>/<table>/<column>; list them with `catalog show <datasetId>`.",
-        param: "columnId"
-      })
-    }
-    return col
-  })
+const CorrectionsLive = Corrections.Default.pipe(Layer.provide(WriteLive))
 
 const classifySet = Command.make(
   "set",
-  { args: Args.text({ name: "args" }).pipe(Args.repeated) },
+  {
+    args: Args.text({ name: "args" }).pipe(
+      Args.withDescription("<columnId> <personal|special|criminal|not>: the column and its class"),
+      Args.repeated
+    )
+  },
   ({ args }) =>
     Effect.gen(function*() {
-      const [id, value, ...extra] = args
-      if (id === undefined || value === undefined || extra.length > 0) {
-        return yield* new ClassifyInputInvalid({
-          message: id === undefined
-            ? "The column id is missing."
-            : value === undefined
-            ? "The class is missing."
-            : `Unexpected arguments: ${extra.join(" ")}`,
-          param: id === undefined ? "columnId" : "class",
-          usage: true
-        })
-      }
-      if (!classValues.includes(value as ClassValue)) {
-        return yield* new ClassifyInputInvalid({
-          message: `"${value}" is not a class; use personal, special, criminal or not.`,
-          param: "class"
-        })
-      }
-      const env = yield* AppEnv
-      const store = yield* Store
-      yield* requireColumn(id)
-      const by = actor(env)
-      const r = yield* Effect.orDie(store.setOverride(id, value as ClassValue, by))
-      const col = yield* requireColumn(id)
-      yield* emit(
-        { column: id, value, previous: r.previous, machine: col.m_value, by, drift: col.m_value !== value },
-        (x) =>
-          `${x.column}: ${classLabel(x.previous)} → ${classLabel(x.value)} (by ${x.by}); survives re-scans${
-            x.drift ? ` — the scan says ${x.machine}` : ""
-          }.`
-      )
-    }).pipe(Effect.provide(WriteLive))
-)
+      const [id, value] = yield* positionals(args, {
+        error: ClassifyInputInvalid,
+        params: [{ param: "columnId", missing: "The column id is missing." }, {
+          param: "class",
+          missing: "The class is missing."
+        }]
+      })
+      const r = yield* (yield* Corrections).set(id, value)
+      yield* emit(r, (x) =>
+        `${x.column}: ${classLabel(x.previous)} → ${classLabel(x.value)} (by ${x.by}); survives re-scans${
+          x.drift ? ` — the scan says ${x.machine}` : ""
+        }.`)
+    }).pipe(Effect.provide(CorrectionsLive))
+).pipe(Command.withDescription("Set a column's personal-data class; the correction survives every re-scan."))
 
 const classifyClear = Command.make(
   "clear",
-  { args: Args.text({ name: "columnId" }).pipe(Args.repeated) },
+  {
+    args: Args.text({ name: "columnId" }).pipe(
+      Args.withDescription("the column id, <source>/<schema>/<table>/<column>"),
+      Args.repeated
+    )
+  },
   ({ args }) =>
     Effect.gen(function*() {
-      const [id, ...extra] = args
-      if (id === undefined || extra.length > 0) {
-        return yield* new ClassifyInputInvalid({
-          message: id === undefined ? "The column id is missing." : `Unexpected arguments: ${extra.join(" ")}`,
-          param: "columnId",
-          usage: true
-        })
-      }
-      const env = yield* AppEnv
-      const store = yield* Store
-      yield* requireColumn(id)
-      const r = yield* Effect.orDie(store.clearOverride(id, actor(env)))
-      yield* emit({ column: id, cleared: r.cleared, value: r.restored }, (x) =>
+      const [id] = yield* positionals(args, {
+        error: ClassifyInputInvalid,
+        params: [{ param: "columnId", missing: "The column id is missing." }]
+      })
+      const r = yield* (yield* Corrections).clear(id)
+      yield* emit(r, (x) =>
         x.cleared
           ? `${x.column}: correction cleared; back to the scan's ${classLabel(x.value)}.`
           : `${x.column} had no correction; it stays ${classLabel(x.value)}.`)
-    }).pipe(Effect.provide(WriteLive))
-)
+    }).pipe(Effect.provide(CorrectionsLive))
+).pipe(Command.withDescription("Remove a column's correction: it returns to the scan's own class."))
 
 const classify = Command.make("classify", {}, () => needsSubcommand("classify", ["set", "clear"])).pipe(
-  Command.withSubcommands([classifySet, classifyClear])
+  Command.withSubcommands([classifySet, classifyClear]),
+  Command.withDescription(
+    "Correct a column's personal-data flag (survives every re-scan, attributed to CATALOG_SIGNER_EMAIL or the OS user), or clear the correction to return to the scan's own value."
+  )
 )
 
 // ── sources / add / test ─────────────────────────────────────────────────────────────────────
@@ -350,7 +348,9 @@ const sourcesList = Command.make("sources", {}, () =>
       ))
   }))
 
-const sourcesRemove = Command.make("remove", { id: Args.text({ name: "id" }) }, ({ id }) =>
+const sourcesRemove = Command.make("remove", {
+  id: Args.text({ name: "id" }).pipe(Args.withDescription("the id of the source to remove"))
+}, ({ id }) =>
   Effect.gen(function*() {
     const config = yield* ConfigFile
     const cfg = yield* config.load()
@@ -375,200 +375,83 @@ const sourcesRemove = Command.make("remove", { id: Args.text({ name: "id" }) }, 
       { datasets: 0 }
     yield* emit({ removed: id, datasets: removed.datasets }, (x) =>
       `Removed source ${x.removed} (${x.datasets} datasets left the catalog).`)
-  }))
+  })).pipe(Command.withDescription(
+    "Remove a source from catalog.yml and its datasets from the catalog (confirm with --yes off a TTY)."
+  ))
 
-const sources = sourcesList.pipe(Command.withSubcommands([sourcesRemove]))
+const sources = sourcesList.pipe(
+  Command.withSubcommands([sourcesRemove]),
+  Command.withDescription(
+    "List the configured sources with reachability and staleness, or remove one (from catalog.yml and, with its datasets, from the catalog)."
+  )
+)
 
 const add = Command.make("add", {
-  kind: Args.text({ name: "kind" }).pipe(Args.optional),
-  ref: Options.text("ref").pipe(Options.optional),
-  from: Options.text("from").pipe(Options.optional),
-  id: Options.text("id").pipe(Options.optional),
-  label: Options.text("label").pipe(Options.optional),
-  region: Options.text("region").pipe(Options.optional),
-  role: Options.text("role").pipe(Options.optional),
-  target: Options.text("target").pipe(Options.optional)
+  kind: Args.text({ name: "kind" }).pipe(
+    Args.withDescription(`the source kind: ${builtinKinds.join(", ")}, or one a configured connector provides`),
+    Args.optional
+  ),
+  ref: Options.text("ref").pipe(
+    Options.withPseudoName("<ENV_VAR_NAME>"),
+    Options.withDescription(
+      "name of the variable holding the connection string (postgres://…, mysql://…, or a SQLite file path)"
+    ),
+    Options.optional
+  ),
+  from: Options.text("from").pipe(
+    Options.withPseudoName("<schema.csv>"),
+    Options.withDescription(
+      "manual: a data-dictionary CSV with header table,column,type[,description]; dbt: dbt's target/manifest.json"
+    ),
+    Options.optional
+  ),
+  target: Options.text("target").pipe(
+    Options.withPseudoName("<source-id>"),
+    Options.withDescription("dbt: the configured warehouse source the manifest's relations map onto (required)"),
+    Options.optional
+  ),
+  id: Options.text("id").pipe(
+    Options.withPseudoName("<id>"),
+    Options.withDescription("source id (default: the kind)"),
+    Options.optional
+  ),
+  label: Options.text("label").pipe(
+    Options.withPseudoName("<text>"),
+    Options.withDescription("a human label"),
+    Options.optional
+  ),
+  region: Options.text("region").pipe(
+    Options.withPseudoName("<region>"),
+    Options.withDescription("where the data is hosted (e.g. eu-west-1, us-east-1)"),
+    Options.optional
+  ),
+  role: Options.text("role").pipe(
+    Options.withPseudoName("controller"),
+    Options.withDescription("the organisation's role for this source's data"),
+    Options.optional
+  )
 }, (o) =>
   Effect.gen(function*() {
-    const kind = Option.getOrUndefined(o.kind)
-    if (kind === undefined) {
-      return yield* new AddInputInvalid({
-        message: "Which kind of source? The kind is missing.",
-        fix: `Usage: catalog add <${builtinKinds.join("|")}> --ref <ENV_VAR_NAME> (manual: --from <schema.csv>).`,
-        param: "kind",
-        usage: true
-      })
-    }
-    if (!(builtinKinds as ReadonlyArray<string>).includes(kind)) {
-      const connectors = yield* Connectors
-      yield* connectors.get(kind)
-    }
-    const role = Option.getOrUndefined(o.role)
-    if (role !== undefined && role !== "controller" && role !== "processor") {
-      return yield* new AddInputInvalid({
-        message: `--role must be controller or processor; got "${role}".`,
-        param: "role"
-      })
-    }
-    const config = yield* ConfigFile
-    const secrets = yield* Secrets
-    const env = yield* AppEnv
-    const existing = (yield* config.loadOptional())?.file.sources ?? []
-    const ref = Option.getOrUndefined(o.ref)
-    const from = Option.getOrUndefined(o.from)
-    let source: SourceConfig
-    let preview: { tables: number; columns: number } | null = null
-    if (kind === "dbt") {
-      // A lineage-only source: the manifest must parse and --target must name a configured warehouse source.
-      const target = Option.getOrUndefined(o.target)?.trim()
-      const warehouses = existing.filter((s) => s.kind !== "dbt").map((s) => s.id)
-      const usage = `catalog add dbt --from target/manifest.json --target <${
-        warehouses.join("|") || "warehouse-source-id"
-      }> --yes`
-      if (from === undefined) {
-        return yield* new AddInputInvalid({
-          message: "A dbt source needs --from <manifest.json> (dbt writes it to target/ on `dbt compile`).",
-          fix: usage,
-          param: "from"
-        })
-      }
-      if (target === undefined || target === "") {
-        return yield* new AddInputInvalid({
-          message:
-            "A dbt source needs --target <warehouse-source-id>: the configured source whose datasets the models map onto.",
-          fix: usage,
-          param: "target"
-        })
-      }
-      // A folder, a pipe, an empty, missing or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
-      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
-        flag: "--from",
-        what: "dbt's manifest.json",
-        refuse: (message) =>
-          new AddInputInvalid({
-            message,
-            fix: `Pass the path of dbt's manifest.json with --from (run \`dbt compile\` to write it). ${usage}`,
-            param: "from"
-          })
-      })
-      const warehouse = existing.find((s) => s.id === target)
-      if (warehouse === undefined || warehouse.kind === "dbt") {
-        return yield* new AddInputInvalid({
-          message: warehouse === undefined
-            ? `--target "${target}" is not a configured source.`
-            : `--target "${target}" is itself a dbt source; it must name the warehouse source the models live in.`,
-          fix: warehouses.length > 0
-            ? `Use one of: ${warehouses.join(", ")}.`
-            : "Add the warehouse first (e.g. catalog add postgres --ref DATABASE_URL), then add dbt with --target <its id>.",
-          param: "target"
-        })
-      }
-      const { readDbtManifest } = yield* Effect.promise(() => import("../../layers/connectors/Dbt.js"))
-      const parsed = readDbtManifest(text, warehouse.id)
-      if (parsed._tag === "Left") {
-        return yield* new AddInputInvalid({
-          message: `${from}: ${parsed.left}`,
-          fix: `Pass dbt's target/manifest.json (schema v10–v12). ${usage}`,
-          param: "from"
-        })
-      }
-      const id = Option.getOrElse(o.id, () => "dbt")
-      const prior = existing.find((s) => s.id === id)
-      if (prior !== undefined && prior.kind === "dbt" && prior.target !== warehouse.id) {
-        return yield* new AddInputInvalid({
-          message: `dbt source "${id}" already exists with target "${prior.target ?? ""}".`,
-          fix: `Pick another id with --id, or remove it first: catalog sources remove ${id} --yes`,
-          param: "id"
-        })
-      }
-      const cfgDir = path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
-      source = { id, kind, driver: defaultDriver.dbt, path: path.relative(cfgDir, abs) || abs, target: warehouse.id }
-    } else if (kind === "manual") {
-      if (from === undefined) {
-        return yield* new AddInputInvalid({
-          message: "A manual source needs --from <schema.csv>.",
-          fix: "catalog add manual --from <schema.csv> --yes (header: table,column,type[,description]).",
-          param: "from"
-        })
-      }
-      // A folder, a pipe, an empty or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
-      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
-        flag: "--from",
-        what: "a data-dictionary CSV file (header table,column,type[,description])",
-        refuse: (message) =>
-          new AddInputInvalid({
-            message,
-            fix: "Pass the path of a data-dictionary CSV with --from: catalog add manual --from <schema.csv> --yes.",
-            param: "from"
-          })
-      })
-      const { parseSchemaCsv } = yield* Effect.promise(() => import("../../layers/connectors/ManualCsv.js"))
-      const parsed = yield* parseSchemaCsv(text, from)
-      preview = { tables: parsed.length, columns: parsed.reduce((n, d) => n + d.columns.length, 0) }
-      const cfgDir = path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
-      source = {
-        id: Option.getOrElse(o.id, () => "manual"),
-        kind,
-        driver: defaultDriver.manual,
-        path: path.relative(cfgDir, abs) || abs
-      }
-    } else {
-      if (ref === undefined) {
-        return yield* new AddInputInvalid({
-          message:
-            `A ${kind} source needs --ref <ENV_VAR_NAME>: the name of the variable holding its connection string.`,
-          fix: `catalog add ${kind} --ref DATABASE_URL (then set DATABASE_URL in .env)`,
-          param: "ref"
-        })
-      }
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(ref)) {
-        return yield* new AddInputInvalid({
-          message: "--ref takes the NAME of an environment variable, not a connection string or secret.",
-          fix:
-            `Put the connection string in .env (e.g. DATABASE_URL=…) and run catalog add ${kind} --ref DATABASE_URL.`,
-          param: "ref"
-        })
-      }
-      source = {
-        id: Option.getOrElse(o.id, () => kind),
-        kind,
-        driver: (defaultDriver as Record<string, string>)[kind] ?? kind,
-        connectionRef: ref
-      }
-    }
-    const label = Option.getOrUndefined(o.label)
-    const region = Option.getOrUndefined(o.region)
-    source = {
-      ...source,
-      ...(label !== undefined ? { label } : {}),
-      ...(region !== undefined ? { region } : {}),
-      ...(role !== undefined ? { role: role as "controller" | "processor" } : {})
-    }
-    const same = existing.find((s) => s.id === source.id)
-    if (same) {
-      const identical = same.kind === source.kind && same.connectionRef === source.connectionRef &&
-        same.path === source.path
-      if (!identical || Option.isSome(o.id)) {
-        if (!identical) {
-          return yield* new AddInputInvalid({
-            message: `A source with id "${source.id}" already exists with different settings.`,
-            fix: `Pick another id with --id, or remove it first: catalog sources remove ${source.id} --yes`,
-            param: "id"
-          })
-        }
-      }
-      yield* emit({
-        added: false,
-        source: same,
-        config: config.find(),
-        envPlaceholder: false,
-        message: "already configured"
-      }, () => `Source "${same.id}" is already configured; nothing to do.`)
+    const [kind] = yield* positionals(Option.toArray(o.kind), {
+      error: AddInputInvalid,
+      fix: `Usage: catalog add <${builtinKinds.join("|")}> --ref <ENV_VAR_NAME> (manual: --from <schema.csv>).`,
+      params: [{ param: "kind", missing: "Which kind of source? The kind is missing." }]
+    })
+    const r = yield* (yield* SourceAdd).add({
+      kind,
+      ref: Option.getOrUndefined(o.ref),
+      from: Option.getOrUndefined(o.from),
+      target: Option.getOrUndefined(o.target),
+      id: Option.getOrUndefined(o.id),
+      label: Option.getOrUndefined(o.label),
+      region: Option.getOrUndefined(o.region),
+      role: Option.getOrUndefined(o.role)
+    })
+    if (!r.added) {
+      yield* emit(r, (x) => `Source "${x.source.id}" is already configured; nothing to do.`)
       return
     }
-    const file = yield* config.addSource(source)
-    const placeholder = source.connectionRef ? yield* secrets.writePlaceholder(source.connectionRef, kind) : false
-    yield* emit({ added: true, source, config: file, envPlaceholder: placeholder, preview }, (x) =>
+    yield* emit(r, (x) =>
       [
         `Added source ${bold(x.source.id)} (${x.source.kind}) to ${x.config}.`,
         ...(x.preview ? [`It describes ${x.preview.tables} tables and ${x.preview.columns} columns.`] : []),
@@ -581,39 +464,31 @@ const add = Command.make("add", {
           : []),
         dim(`Next: catalog test ${x.source.id} · catalog start`)
       ].join("\n"))
-  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
+  }).pipe(Effect.provide(SourceAdd.Default.pipe(Layer.provide(ConnectorsLazy))))).pipe(Command.withDescription(
+    "Add a source to catalog.yml. Only the variable's name is written; when the variable is not set, a placeholder line is added to .env for you to replace. `add dbt` adds a lineage-only source: the manifest (dbt v10–v12) must parse and --target must name a configured non-dbt source; its models, seeds, snapshots and sources map onto that source's datasets at each scan."
+  ))
 
-const test = Command.make("test", { id: Args.text({ name: "id" }) }, ({ id }) =>
+const test = Command.make("test", {
+  id: Args.text({ name: "id" }).pipe(Args.withDescription("the id of a configured source"))
+}, ({ id }) =>
   Effect.gen(function*() {
-    const cfg = yield* (yield* ConfigFile).load()
-    const source = cfg.file.sources.find((s) => s.id === id)
-    if (!source) {
-      return yield* new SourceNotFound({
-        message: `No source with id "${id}" in ${cfg.path}.`,
-        fix: "List the configured sources with `catalog sources`.",
-        param: "id"
-      })
-    }
-    const connector = yield* (yield* Connectors).get(source.kind)
-    const secret = yield* (yield* Secrets).resolve(source, connector.needsSecret)
-    const t0 = performance.now()
-    const probe = yield* connector.probe({ source, secret, baseDir: cfg.baseDir })
-    const ms = Math.round(performance.now() - t0)
-    yield* emit(
-      { id, kind: source.kind, reachable: true, target: probe.target, serverVersion: probe.serverVersion, ms },
-      (x) =>
-        `${green("reachable")} ${x.id} (${x.kind}) at ${x.target}${
-          x.serverVersion ? ` — ${x.serverVersion}` : ""
-        } in ${x.ms} ms`
-    )
-  }).pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy))))
+    const r = yield* (yield* SourceProbe).probe(id)
+    yield* emit(r, (x) =>
+      `${green("reachable")} ${x.id} (${x.kind}) at ${x.target}${
+        x.serverVersion ? ` — ${x.serverVersion}` : ""
+      } in ${x.ms} ms`)
+  }).pipe(Effect.provide(SourceProbe.Default.pipe(Layer.provide(ConnectorsLazy))))).pipe(Command.withDescription(
+    "Probe one source: resolve its secret, connect, report the server version and round-trip time."
+  ))
 
 // ── doctor / config / skill / help ───────────────────────────────────────────────────────────
 const doctor = Command.make(
   "doctor",
   {},
   () => runDoctor.pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy)))
-)
+).pipe(Command.withDescription(
+  "Check the setup end to end (runtime, catalog.yml, .env, each secret, each source reachable, the store's version) and print the fix for each problem."
+))
 
 /** Whether a source's connection variable is usable: `secretSet` (kept for scripts) and the `secret` state. */
 const secretFields = (env: Readonly<Record<string, string | undefined>>, ref: string | undefined) => {
@@ -668,18 +543,17 @@ const configShow = Command.make("config", {}, () =>
 
 const catalogOnly = Command.make(
   "catalog-only",
-  { value: Args.text({ name: "on|off" }).pipe(Args.repeated) },
+  { value: Args.text({ name: "on|off" }).pipe(Args.withDescription("on or off"), Args.repeated) },
   ({ value }) =>
     Effect.gen(function*() {
-      const v = value[0]
-      if (value.length !== 1 || (v !== "on" && v !== "off")) {
-        return yield* new ConfigInputInvalid({
-          message: value.length === 0
-            ? "catalog-only needs on or off."
-            : `catalog-only takes on or off; got "${value.join(" ")}".`,
-          param: "catalog-only",
-          usage: true
-        })
+      const unexpected = (given: ReadonlyArray<string>) => `catalog-only takes on or off; got "${given.join(" ")}".`
+      const [v] = yield* positionals(value, {
+        error: ConfigInputInvalid,
+        params: [{ param: "catalog-only", missing: "catalog-only needs on or off." }],
+        unexpected
+      })
+      if (v !== "on" && v !== "off") {
+        return yield* new ConfigInputInvalid({ message: unexpected(value), param: "catalog-only", usage: true })
       }
       const file = yield* (yield* ConfigFile).setKey("catalogOnly", v === "on")
       yield* emit({ catalogOnly: v === "on", config: file }, (x) =>
@@ -687,31 +561,57 @@ const catalogOnly = Command.make(
           ? `catalog-only is on: no metadata will ever leave this machine, even when paired (${x.config}).`
           : `catalog-only is off (${x.config}).`)
     })
-)
+).pipe(Command.withDescription(
+  "Switch catalog-only: when on, no metadata ever leaves this machine, even when paired."
+))
 
-const config = configShow.pipe(Command.withSubcommands([catalogOnly]))
+const config = configShow.pipe(
+  Command.withSubcommands([catalogOnly]),
+  Command.withDescription(
+    "Show the settings in effect (files, sources with their variable names, catalog-only, environment), or switch catalog-only: when on, no metadata ever leaves this machine, even when paired."
+  )
+)
 
 // ── mcp (the agent server; its program and the MCP SDK load only when this command runs) ──────
 const mcp = Command.make(
   "mcp",
-  { printConfig: Options.boolean("print-config"), skill: Options.boolean("skill") },
+  {
+    printConfig: Options.boolean("print-config").pipe(Options.withDescription(
+      "print the mcpServers block that starts this build (absolute Node + dist/bin.js; `npx -y local-data-catalog@<version>` only when installed from a registry) with absolute CATALOG_DATA and CATALOG_CONFIG; warns on stderr before the first scan"
+    )),
+    skill: Options.boolean("skill").pipe(Options.withDescription(
+      "print the versioned markdown playbook for the assistant (tool order, trust vocabulary, Hard Rule #4)"
+    ))
+  },
   (options) =>
     Effect.flatMap(
       Effect.promise(() => import("../mcp/main.js")),
       (m) => Effect.flatMap(CliFlags, (f) => m.mcp({ ...options, json: f.json }))
     )
-)
+).pipe(Command.withDescription(
+  "The read-only agent (MCP) server over stdio, started by the AI application: eight read tools, no write tool, no network; logs on stderr; ends when stdin closes. --print-config prints the mcpServers registration block on stdout (the one-line `claude mcp add` command and any warning on stderr); --skill prints the assistant's playbook."
+))
 
 // ── open (the read API + local portal page; the HTTP stack loads only when this command runs) ─
 const open = Command.make(
   "open",
-  { port: Options.text("port").pipe(Options.optional) },
+  {
+    port: Options.text("port").pipe(
+      Options.withPseudoName("<n>"),
+      Options.withDescription(
+        "port on 127.0.0.1 (default 4319, or CATALOG_HTTP_PORT; 0 picks a free port and prints it)"
+      ),
+      Options.optional
+    )
+  },
   ({ port }) =>
     Effect.flatMap(
       Effect.promise(() => import("../http/main.js")),
       (m) => Effect.flatMap(CliFlags, (f) => m.open({ port: Option.getOrUndefined(port), json: f.json }))
     )
-)
+).pipe(Command.withDescription(
+  "Serve the local portal page (/) and the read-only HTTP API (/api/v1: ten GET routes, OpenAPI at /api/v1/openapi.json) on 127.0.0.1 until Ctrl+C; a human runs it in its own terminal. Loopback only: requests whose Host is not localhost/127.0.0.1/[::1] are refused. Prints the URL on stderr (with --json, one line {url, api, port} on stdout once listening)."
+))
 
 const skill = Command.make(
   "skill",
@@ -721,113 +621,20 @@ const skill = Command.make(
       f.json
         ? Console.log(JSON.stringify({ version, markdown: skillMarkdown(version) }, null, 2))
         : Console.log(skillMarkdown(version)))
-)
+).pipe(Command.withDescription("Print the versioned markdown playbook for a coding agent driving this CLI."))
 
-/**
- * A summary's first sentence, for the one-line command list: it ends at a full stop that closes the
- * sentence, never inside parentheses ("The RoPA draft (Art. 30) …") or after an abbreviation.
- */
-export const firstSentence = (text: string): string => {
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]
-    if (ch === "(" || ch === "[") depth++
-    else if ((ch === ")" || ch === "]") && depth > 0) depth--
-    else if (ch === "." && depth === 0) {
-      const next = text.slice(i + 1)
-      const word = /(\S+)$/.exec(text.slice(0, i))?.[1] ?? ""
-      const abbreviation = /^(e\.g|i\.e|etc|vs|Art|No|cf)$/i.test(word)
-      if (!abbreviation && (next === "" || /^\s+[A-Z`"(]/.test(next))) return text.slice(0, i)
-    }
-  }
-  return text.replace(/\.$/, "")
-}
-
-/**
- * A registry fix as this build can honour it. Codes of later releases (the portal's) name commands
- * that have not shipped yet; until they do, the fix says so instead of sending a user to a command
- * that does not exist. Checked against the real command list, so it flips when the command lands.
- */
-const availableFix = (fix: string | null): string | null => {
-  if (fix === null) return null
-  const known = new Set(commandDocs.map((c) => c.name))
-  const missing = [...fix.matchAll(/`catalog ([a-z][a-z-]*)/g)].map((m) => m[1]!).find((w) => !known.has(w))
-  return missing === undefined
-    ? fix
-    : `Not raised by this build: \`${missing}\` ships with the portal, in a later release.`
-}
-
-export const helpDocument = () => ({
-  tool: "catalog",
-  package: "local-data-catalog",
-  version,
-  usage: "catalog <command> [options]",
-  globalOptions,
-  exitCodes: {
-    "0": "ok",
-    "1": "error (a registry code)",
-    "2": "usage (unknown command or flag, missing or invalid parameter)",
-    "3": "a core RoPA field moved (watch --ci)"
-  },
-  commands: commandDocs,
-  environment: environmentDocs,
-  errors: cliRegistry.map((e) => ({
-    code: e.code,
-    group: e.group,
-    message: e.message,
-    fix: availableFix(e.fix),
-    exitCode: e.exitCode
-  }))
-})
-
-const showHelp = ({ command }: { readonly command: ReadonlyArray<string> }) =>
-  Effect.gen(function*() {
-    const doc = helpDocument()
-    if (command.length === 0) {
-      yield* emit(doc, (d) =>
-        [
-          `${
-            bold("catalog")
-          } ${d.version} — maps where personal data lives (metadata only) and drafts the records that follow.`,
-          "",
-          table(["command", "what it does"], d.commands.map((c) => [c.name, firstSentence(c.summary)])),
-          "",
-          `Global: ${d.globalOptions.map((g) => g.flag).join(" · ")}`,
-          `Exit codes: 0 ok · 1 error · 2 usage · 3 a core RoPA field moved`,
-          dim("catalog help <command> for usage and examples; catalog help --json for the error registry.")
-        ].join("\n"))
-      return
-    }
-    const name = command.join(" ")
-    const one = doc.commands.find((c) => c.name === name || c.name === command[0])
-    if (!one) {
-      return yield* new InvalidParam({
-        message: `Unknown command "${name}".`,
-        fix: `Known commands: ${doc.commands.map((c) => c.name).join(", ")}.`,
-        param: "command"
-      })
-    }
-    const errors = doc.errors.filter((e) => one.errors.includes(e.code))
-    yield* emit({ ...one, errors }, (c) =>
-      [
-        bold(c.usage),
-        "",
-        c.summary,
-        "",
-        ...c.options.map((o) => `  ${o.flag.padEnd(28)} ${o.description}`),
-        "",
-        "Examples:",
-        ...c.examples.map((e) => `  ${e}`),
-        ...(c.errors.length > 0
-          ? ["", "Errors:", ...c.errors.map((e) => `  ${e.code} — ${e.message}${e.fix ? ` Fix: ${e.fix}` : ""}`)]
-          : [])
-      ].join("\n"))
-  })
-
-const help = Command.make("help", { command: Args.text({ name: "command" }).pipe(Args.repeated) }, showHelp)
+// ── help (generated from this tree: HelpDocument.ts) ───────────────────────────────────────────
+const help = Command.make("help", {
+  command: Args.text({ name: "command" }).pipe(
+    Args.withDescription("the command to document (default: all of them)"),
+    Args.repeated
+  )
+}, ({ command }) => Effect.suspend(() => showHelp(helpDocument(), command))).pipe(Command.withDescription(
+  "Every command with usage and examples, the environment variables read, and the full error registry (code, message, fix)."
+))
 
 /** `catalog` alone prints the command list (as JSON with --json), like `catalog help`. */
-export const root = Command.make("catalog", {}, () => showHelp({ command: [] })).pipe(
+export const root = Command.make("catalog", {}, () => Effect.suspend(() => showHelp(helpDocument(), []))).pipe(
   Command.withSubcommands([
     start,
     status,
@@ -855,7 +662,13 @@ export const root = Command.make("catalog", {}, () => showHelp({ command: [] }))
     evidence,
     mcp,
     open
-  ])
+  ]),
+  Command.withDescription("Maps where personal data lives (metadata only) and drafts the records that follow.")
 )
+
+/** The help document of this tree (read once per process). */
+export const helpDocument: () => HelpDocument = helpDocumentFor(root)
+
+export { firstSentence }
 
 export const cli = Command.run(root, { name: "catalog", version })

@@ -40,8 +40,13 @@ const tooMany = (args: ReadonlyArray<string>, expected: number, usage: string) =
     : Effect.void
 
 export const doraImport = Command.make("import", {
-  args: Args.text({ name: "tableCode file.csv" }).pipe(Args.repeated),
-  merge: Options.boolean("merge")
+  args: Args.text({ name: "tableCode file.csv" }).pipe(
+    Args.withDescription("the table code (e.g. B_05.01) and the CSV file of its rows"),
+    Args.repeated
+  ),
+  merge: Options.boolean("merge").pipe(Options.withDescription(
+    "import: update the file's rows and keep the table's other rows (default: replace the table)"
+  ))
 }, ({ args, merge }) =>
   Effect.gen(function*() {
     const { Dora, doraScope } = yield* doraModule
@@ -57,11 +62,14 @@ export const doraImport = Command.make("import", {
         } — by ${r.by}`,
         open(r.violations, r.table)
       ].join("\n"))
-  }))
+  })).pipe(Command.withDescription("Replace a table's rows with those of a CSV file (--merge keeps the other rows)."))
 
 export const doraSet = Command.make("set", {
-  args: Args.text({ name: "tableCode rowKey field value" }).pipe(Args.repeated),
-  remove: Options.boolean("remove")
+  args: Args.text({ name: "tableCode rowKey field value" }).pipe(
+    Args.withDescription("the table code, the row key, the column code and the value (\"\" clears the cell)"),
+    Args.repeated
+  ),
+  remove: Options.boolean("remove").pipe(Options.withDescription("set: remove the whole row"))
 }, ({ args, remove }) =>
   Effect.gen(function*() {
     const { Dora, doraScope } = yield* doraModule
@@ -89,12 +97,26 @@ export const doraSet = Command.make("set", {
           } — by ${r.by}`,
         open(r.violations, `${r.table} row ${r.rowKey}`)
       ].join("\n"))
-  }))
+  })).pipe(Command.withDescription("Write one cell of the register, or remove a whole row with --remove."))
 
 export const doraExport = Command.make("export", {
-  out: Options.text("out").pipe(Options.optional),
-  refDate: Options.text("ref-date").pipe(Options.optional),
-  level: Options.text("level").pipe(Options.optional)
+  out: Options.text("out").pipe(
+    Options.withPseudoName("<dir>"),
+    Options.withDescription("export: folder the package is written to (default ./dora-export)"),
+    Options.optional
+  ),
+  refDate: Options.text("ref-date").pipe(
+    Options.withPseudoName("<YYYY-MM-DD>"),
+    Options.withDescription("export: reference date of the collection (default: 31 December of the previous year)"),
+    Options.optional
+  ),
+  level: Options.text("level").pipe(
+    Options.withPseudoName("<con|ind>"),
+    Options.withDescription(
+      "export: consolidated or individual register (default: con when B_01.02 lists more than one entity)"
+    ),
+    Options.optional
+  )
 }, ({ level, out, refDate }) =>
   Effect.gen(function*() {
     const { doraScope, exportDora } = yield* doraModule
@@ -130,4 +152,6 @@ export const doraExport = Command.make("export", {
           r.tables.filter((t) => t.rows > 0).map((t) => `${t.code} ${t.rows}`).join(", ")
         } (rows); all ${r.filingIndicators.length} templates reported`
       ].join("\n"))
-  }))
+  })).pipe(Command.withDescription(
+    "Write the xBRL-CSV report package, only when the whole register validates."
+  ))

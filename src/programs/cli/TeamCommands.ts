@@ -25,7 +25,13 @@ const outParam = (fix: string) => (message: string) => new InvalidParam({ messag
 
 export const exportCmd = Command.make(
   "export",
-  { out: Options.text("out").pipe(Options.optional) },
+  {
+    out: Options.text("out").pipe(
+      Options.withPseudoName("<file>"),
+      Options.withDescription("write to this file instead of stdout"),
+      Options.optional
+    )
+  },
   ({ out }) =>
     Effect.gen(function*() {
       const env = yield* AppEnv
@@ -67,11 +73,13 @@ export const exportCmd = Command.make(
           }).`
       )
     })
-)
+).pipe(Command.withDescription(
+  "Write the team catalog file: every human-made fact (classification overrides, user lineage edges, glossary, descriptions, RoPA fills and confirmations with who confirmed, DORA cells) as deterministic JSON with format and integer version. Without --out it prints the file. An existing file is replaced only with --yes (atomically); the file is private to your account (0600)."
+))
 
 export const importCmd = Command.make(
   "import",
-  { file: Args.text({ name: "file" }) },
+  { file: Args.text({ name: "file" }).pipe(Args.withDescription("a team catalog file written by `catalog export`")) },
   ({ file }) =>
     Effect.gen(function*() {
       const env = yield* AppEnv
@@ -94,11 +102,21 @@ export const importCmd = Command.make(
         (x) => `${green("Imported")} ${x.imported}: ${x.rows} rows, ${x.applied} applied (newer rows win on conflicts).`
       )
     })
-)
+).pipe(Command.withDescription(
+  "Merge a team catalog file (newer rows win on conflicts). All or nothing: a file that is not a team catalog, from a newer version, or with a confirmed answer naming no confirmer imports nothing."
+))
 
 export const evidence = Command.make("evidence", {
-  out: Options.text("out").pipe(Options.optional),
-  verify: Options.text("verify").pipe(Options.optional)
+  out: Options.text("out").pipe(
+    Options.withPseudoName("<dir>"),
+    Options.withDescription("folder to write (default evidence-<timestamp>)"),
+    Options.optional
+  ),
+  verify: Options.text("verify").pipe(
+    Options.withPseudoName("<dir>"),
+    Options.withDescription("check a bundle against its manifest"),
+    Options.optional
+  )
 }, ({ out, verify }) =>
   Effect.gen(function*() {
     const env = yield* AppEnv
@@ -168,4 +186,6 @@ export const evidence = Command.make("evidence", {
         ...m.artifacts.map((a) => `  ${a.file}  sha256:${a.sha256.slice(0, 16)}…`),
         `Verify later with: catalog evidence --verify ${m.dir}`
       ].join("\n"))
-  }))
+  })).pipe(Command.withDescription(
+    "Write an evidence bundle (RoPA draft as JSON and Markdown, DORA draft, provenance, change-log extract) with a manifest of SHA-256 fingerprints; --verify recomputes them and names any artifact that changed. --out must be a new or empty folder, or an earlier bundle (replaced whole, with --yes); a folder holding other files is refused."
+  ))

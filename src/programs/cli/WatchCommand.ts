@@ -40,8 +40,12 @@ const deliver = (url: string, body: unknown) =>
   })
 
 export const watch = Command.make("watch", {
-  ci: Options.boolean("ci"),
-  webhook: Options.text("webhook").pipe(Options.optional)
+  ci: Options.boolean("ci").pipe(Options.withDescription("exit 3 when a core RoPA field moved")),
+  webhook: Options.text("webhook").pipe(
+    Options.withPseudoName("<url>"),
+    Options.withDescription("POST the change summary to this http(s) URL"),
+    Options.optional
+  )
 }, ({ ci, webhook }) =>
   Effect.gen(function*() {
     const loaded = yield* (yield* ConfigFile).load()
@@ -125,4 +129,6 @@ export const watch = Command.make("watch", {
         process.exitCode = 3
       })
     }
-  }))
+  })).pipe(Command.withDescription(
+    "Re-scan every source, then report what moved in the RoPA draft. --ci exits 3 when a core RoPA field moved (activities, legal fields, data categories or subjects, special/criminal data, systems) and says which; --webhook POSTs a JSON change summary (metadata only; skipped when catalog-only is on)."
+  ))

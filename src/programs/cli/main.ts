@@ -13,7 +13,6 @@ import { ConfigFile } from "../../services/ConfigFile.js"
 import { version } from "../../version.js"
 import { cli, helpDocument } from "./Cli.js"
 import { CliFlags, red } from "./render.js"
-import { commandDocs } from "./spec.js"
 import { usageError } from "./usage.js"
 
 const GLOBAL = new Set(["--json", "--yes", "-y", "--non-interactive"])
@@ -59,6 +58,7 @@ export const failureOf = (
       if (e._tag === "HelpRequested") return { body: null, exitCode: 0, usage: false }
       const words = args.filter((a) => !a.startsWith("-"))
       const command = words[0]
+      const commandDocs = helpDocument().commands
       const doc = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ??
         commandDocs.find((c) => c.name === command)
       // For `config foo` the library blames the root ("Invalid subcommand for catalog - use one of …"):
@@ -123,8 +123,8 @@ const quietOnClosedPipe = (): void => {
 const helpFor = (args: ReadonlyArray<string>) => {
   const words = args.filter((a) => !a.startsWith("-"))
   const doc = helpDocument()
-  const one = commandDocs.find((c) => c.name === words.slice(0, 2).join(" ")) ??
-    commandDocs.find((c) => c.name === words[0])
+  const one = doc.commands.find((c) => c.name === words.slice(0, 2).join(" ")) ??
+    doc.commands.find((c) => c.name === words[0])
   if (one === undefined) return doc
   return { ...one, errors: doc.errors.filter((e) => one.errors.includes(e.code)) }
 }
@@ -142,7 +142,7 @@ const flagProblem = (
 ): { readonly flag: string; readonly problem: "unknown" | "no-value" } | null => {
   const dashdash = args.indexOf("--")
   const scan = dashdash === -1 ? args : args.slice(0, dashdash)
-  const doc = commandDocs.find((c) => c.name === scan.find((a) => !a.startsWith("-")))
+  const doc = helpDocument().commands.find((c) => c.name === scan.find((a) => !a.startsWith("-")))
   if (doc === undefined) return null // an unknown command: the parser names it
   const accepted = new Map<string, boolean>() // flag → takes a value
   for (const o of doc.options) {

@@ -33,6 +33,56 @@ export const usageError = (args: ReadonlyArray<string>, input: Omit<ErrorInput, 
   return new Cls({ ...input, usage: true })
 }
 
+/** One positional argument a handler reads from its free arguments. */
+export interface Positional {
+  /** The name the error gives it (`param`). */
+  readonly param: string
+  /** What the error says when it is missing; given the arguments read before it. */
+  readonly missing: string | ((before: ReadonlyArray<string>) => string)
+  /** Takes every remaining argument, joined with spaces and trimmed; missing when that is empty. */
+  readonly rest?: boolean
+  /** A value of only spaces counts as missing. */
+  readonly notBlank?: boolean
+}
+
+/**
+ * The one way a handler turns missing (or extra) free arguments into its registry usage error (exit 2):
+ * the first missing argument is named, in order; arguments beyond the last are "Unexpected arguments"
+ * (unless the last takes the rest), named as the last. Gives the values, in the order of `params`.
+ */
+export const positionals = (
+  given: ReadonlyArray<string>,
+  spec: {
+    /** The registry error the command raises for its input. */
+    readonly error: UsageErrorClass
+    readonly params: ReadonlyArray<Positional>
+    readonly fix?: string
+    /** The message for arguments beyond the last (default: "Unexpected arguments: …"). */
+    readonly unexpected?: (given: ReadonlyArray<string>) => string
+  }
+): Effect.Effect<ReadonlyArray<string>, CatalogErrorShape> => {
+  const fail = (message: string, param: string) =>
+    Effect.fail(
+      new spec.error({ message, ...(spec.fix !== undefined ? { fix: spec.fix } : {}), param, usage: true })
+    )
+  const values: Array<string> = []
+  for (const [i, p] of spec.params.entries()) {
+    const value = p.rest === true ? given.slice(i).join(" ").trim() : given[i]
+    if (value === undefined || (p.rest === true || p.notBlank === true) && value.trim() === "") {
+      return fail(typeof p.missing === "string" ? p.missing : p.missing(values), p.param)
+    }
+    values.push(value)
+  }
+  const last = spec.params[spec.params.length - 1]
+  if (last !== undefined && last.rest !== true && given.length > spec.params.length) {
+    return fail(
+      spec.unexpected?.(given) ?? `Unexpected arguments: ${given.slice(spec.params.length).join(" ")}`,
+      last.param
+    )
+  }
+  return Effect.succeed(values)
+}
+
 /**
  * The handler of a command group (`glossary`, `dora`, …) run alone: a usage error naming its
  * subcommands, never a page of help that exits 0 and ignores `--json`.
