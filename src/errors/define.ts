@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { type Cause, Option, Schema, type SchemaAST } from "effect"
+import { type Cause, Option, Schema, SchemaAST } from "effect"
 
 /** Which table of SPEC.md's Errors section a code belongs to. */
 export type ErrorGroup = "setup" | "sources" | "compliance" | "portal" | "agents"
@@ -95,7 +95,7 @@ export interface RegistryErrorClass<Self, Tag extends string, Code extends strin
 }
 
 /** Any registry error class. */
-export interface AnyRegistryErrorClass {
+export interface AnyRegistryErrorClass extends Schema.Schema.AnyNoContext {
   new(input?: ErrorInput): CatalogErrorShape
   readonly code: string
   readonly spec: ErrorSpec
@@ -152,26 +152,28 @@ export const defineError = <Self = never>() =>
   })
   const wire = new WeakMap<object, SchemaAST.Transformation>()
 
+  // The HTTP status (and the response's description) ride on the class's transformation, which
+  // HttpApi reads through the envelope below.
   class Base extends Schema.TaggedError<Base>()(tag, fields, [
     {},
     HttpApiSchema.annotations({ status: spec.status, description: `${code}: ${spec.message}` })
   ]) {
     static readonly code = code
     static readonly spec = spec
-    // Schema.TaggedError always encodes its `_tag`; the wire form of a registry error is the
-    // envelope, so the class's schema is its own fields' schema behind the envelope.
+    // Schema.TaggedError always encodes its `_tag`; a registry error's wire form is the envelope,
+    // so the class's schema is its own tagged schema (`super.ast`) behind the envelope.
     static override get ast(): SchemaAST.Transformation {
       const cached = wire.get(this)
       if (cached !== undefined) return cached
-      const flat = Schema.make<Base, Schema.Struct.Encoded<typeof fields> & { readonly _tag: Tag }>(super.ast)
-      const out = Schema.transform(Envelope, flat, {
+      const tagged = Schema.make<Base, Schema.Struct.Encoded<typeof fields> & { readonly _tag: Tag }>(super.ast)
+      const { ast } = Schema.transform(Envelope, tagged, {
         strict: true,
         decode: ({ error }) => ({ ...error, _tag: tag }),
         encode: ({ _tag, ...error }) => ({ error })
-      }).annotations(HttpApiSchema.annotations({ status: spec.status })).ast
-      if (!(out._tag === "Transformation")) throw new Error("unreachable")
-      wire.set(this, out)
-      return out
+      })
+      if (!SchemaAST.isTransformation(ast)) throw new Error("Schema.transform built no Transformation")
+      wire.set(this, ast)
+      return ast
     }
 
     /** 2 when raised for a usage problem. */
