@@ -585,6 +585,20 @@ describe("catalog open: server composition (in process)", () => {
         assert.deepStrictEqual(yield* res.json, JSON.parse(JSON.stringify(OpenApi.fromApi(Api))))
       }))
 
+    it.effect("every answer carries the security headers: routes, errors, the fallback, the page", () =>
+      Effect.gen(function*() {
+        for (const target of ["/api/v1/openapi.json", "/api/v1/datasets", "/api/v1/nope", "/api/v1", "/"]) {
+          const res = yield* HttpClient.get(target)
+          assert.deepInclude(res.headers, {
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+            "x-frame-options": "DENY",
+            "referrer-policy": "no-referrer",
+            "cross-origin-resource-policy": "same-origin"
+          }, target)
+        }
+      }).pipe(Logger.withMinimumLogLevel(LogLevel.None)))
+
     it.effect("GET /api/v1 is derived from the contract too", () =>
       Effect.gen(function*() {
         const res = yield* HttpClient.get("/api/v1")

@@ -10,72 +10,54 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchem
 import { Option, Schema, SchemaAST } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
-import {
-  type CatalogErrorShape,
-  DatasetNotFound,
-  type ErrorInput,
-  InvalidParam,
-  toErrorBody
-} from "../../errors/index.js"
+import { DatasetNotFound, InvalidParam } from "../../errors/index.js"
 import { changesLimits, searchLimits } from "../../services/Reader.js"
 import { version } from "../../version.js"
 
 /** The path prefix of every API route. */
 export const apiPrefix = "/api/v1"
 
-// ── Error bodies ─────────────────────────────────────────────────────────────────────────────────
-/** The registry's error envelope for one code. */
-const envelope = <const Code extends string>(code: Code) =>
-  Schema.Struct({
-    error: Schema.Struct({
-      code: Schema.Literal(code),
-      message: Schema.String,
-      fix: Schema.optional(Schema.String),
-      param: Schema.optional(Schema.String).annotations({ description: "the request parameter at fault" }),
-      details: Schema.optional(Schema.Unknown)
-    })
-  })
-
-/**
- * A registry error class as an HttpApi error: handlers fail with the class instance itself, the wire
- * carries `toErrorBody(instance)` with the given status.
- */
-const registryError = <Self extends CatalogErrorShape, const Code extends string>(
-  cls: { new(input?: ErrorInput): Self; readonly code: Code },
-  status: number,
-  description: string
-) =>
-  Schema.transform(
-    envelope(cls.code).annotations({ identifier: `${cls.name}Error` }),
-    Schema.declare((u: unknown): u is Self => u instanceof cls, { identifier: cls.name }),
-    {
-      strict: true,
-      decode: (b) =>
-        new cls({
-          message: b.error.message,
-          ...(b.error.fix !== undefined ? { fix: b.error.fix } : {}),
-          ...(b.error.param !== undefined ? { param: b.error.param } : {}),
-          ...(b.error.details !== undefined ? { details: b.error.details } : {})
-        }),
-      encode: (e) => ({ error: { ...toErrorBody(e).error, code: cls.code } })
-    }
-  ).annotations(HttpApiSchema.annotations({ status, description }))
+// ── Bodies ───────────────────────────────────────────────────────────────────────────────────────
+// Registry errors (InvalidParam, DatasetNotFound) are declared as themselves: each class is its own
+// Schema (instance <-> error envelope) and carries its HTTP status.
 
 const invalidParamText =
   "INVALID_PARAM: a query parameter is unknown, repeated, missing or malformed; `error.param` names it"
 
-/** 400: a query parameter is unknown, repeated, missing or malformed; `param` names it. */
-export const InvalidParamError = registryError(InvalidParam, 400, invalidParamText)
-/** 404: no dataset with that id. */
-export const DatasetNotFoundError = registryError(DatasetNotFound, 404, "DATASET_NOT_FOUND: no dataset with that id")
-/** 500: an unexpected failure (a bug), still in the error envelope. */
-export const InternalErrorBody = envelope("INTERNAL_ERROR").annotations(
+/** 500: an unexpected failure (a bug), still in the error envelope; not a registry code. */
+export const InternalErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.Literal("INTERNAL_ERROR"),
+    message: Schema.String,
+    fix: Schema.optional(Schema.String),
+    param: Schema.optional(Schema.String).annotations({ description: "the request parameter at fault" }),
+    details: Schema.optional(Schema.Unknown)
+  })
+}).annotations(
   HttpApiSchema.annotations({
     identifier: "InternalError",
     status: 500,
     description: "INTERNAL_ERROR: an unexpected failure (a bug)"
   })
 )
+
+/** The success body of each route, as the contract declares it; the handlers encode through these. */
+export const successSchemas = {
+  datasets: DatasetList.annotations({ identifier: "DatasetList" }),
+  dataset: Dataset.annotations({ identifier: "Dataset" }),
+  search: SearchResult.annotations({ identifier: "SearchResult" }),
+  lineage: LineageList.annotations({ identifier: "LineageList" }),
+  changes: ChangeList.annotations({ identifier: "ChangeList" }),
+  glossary: Glossary.annotations({ identifier: "Glossary" }),
+  complianceState: RopaDraft.annotations({ identifier: "RopaDraft" }),
+  provenance: Provenance.annotations({ identifier: "Provenance" }),
+  dora: DoraState.annotations({ identifier: "DoraState" }),
+  /** The OpenAPI 3.1 document (loosely typed: it describes itself). */
+  openapi: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    identifier: "OpenApiDocument",
+    description: "an OpenAPI 3.1 document"
+  })
+} as const
 
 // ── Parameters ───────────────────────────────────────────────────────────────────────────────────
 /**
@@ -106,21 +88,21 @@ const datasetId = Schema.String.annotations({
  * know the route), before the route's parameters are decoded; implemented in Handlers.ts.
  */
 export class QueryParamsGuard extends HttpApiMiddleware.Tag<QueryParamsGuard>()("catalog/QueryParamsGuard", {
-  failure: InvalidParamError
+  failure: InvalidParam
 }) {}
 
 // ── Routes ───────────────────────────────────────────────────────────────────────────────────────
 const catalog = HttpApiGroup.make("catalog")
   .add(
     HttpApiEndpoint.get("datasets", "/datasets")
-      .addSuccess(DatasetList.annotations({ identifier: "DatasetList" }))
+      .addSuccess(successSchemas.datasets)
       .annotate(OpenApi.Summary, "every dataset in the map")
   )
   .add(
     HttpApiEndpoint.get("dataset", "/datasets/:id")
       .setPath(Schema.Struct({ id: datasetId }))
-      .addSuccess(Dataset.annotations({ identifier: "Dataset" }))
-      .addError(DatasetNotFoundError)
+      .addSuccess(successSchemas.dataset)
+      .addError(DatasetNotFound)
       .annotate(OpenApi.Summary, "one dataset: columns, types, personal-data flags, lineage")
   )
   .add(
@@ -129,16 +111,16 @@ const catalog = HttpApiGroup.make("catalog")
         q: Schema.String.annotations({ description: "the words to look for (required, not empty)" }),
         limit: Schema.optional(limitParam(searchLimits, "hits"))
       }))
-      .addSuccess(SearchResult.annotations({ identifier: "SearchResult" }))
-      .addError(InvalidParamError)
+      .addSuccess(successSchemas.search)
+      .addError(InvalidParam)
       .annotate(OpenApi.Summary, "ranked hits across datasets, columns and glossary terms")
   )
   .add(
     HttpApiEndpoint.get("lineage", "/lineage")
       .setUrlParams(Schema.Struct({ dataset: Schema.optional(datasetId) }))
-      .addSuccess(LineageList.annotations({ identifier: "LineageList" }))
-      .addError(InvalidParamError)
-      .addError(DatasetNotFoundError)
+      .addSuccess(successSchemas.lineage)
+      .addError(InvalidParam)
+      .addError(DatasetNotFound)
       .annotate(OpenApi.Summary, "lineage edges: all, or one dataset's upstream and downstream")
   )
   .add(
@@ -149,13 +131,13 @@ const catalog = HttpApiGroup.make("catalog")
         })),
         limit: Schema.optional(limitParam(changesLimits, "entries"))
       }))
-      .addSuccess(ChangeList.annotations({ identifier: "ChangeList" }))
-      .addError(InvalidParamError)
+      .addSuccess(successSchemas.changes)
+      .addError(InvalidParam)
       .annotate(OpenApi.Summary, "the change-log, newest first")
   )
   .add(
     HttpApiEndpoint.get("glossary", "/glossary")
-      .addSuccess(Glossary.annotations({ identifier: "Glossary" }))
+      .addSuccess(successSchemas.glossary)
       .annotate(OpenApi.Summary, "business terms, definitions, related datasets")
   )
   .middleware(QueryParamsGuard)
@@ -164,41 +146,36 @@ const catalog = HttpApiGroup.make("catalog")
 const compliance = HttpApiGroup.make("compliance")
   .add(
     HttpApiEndpoint.get("complianceState", "/compliance/state")
-      .addSuccess(RopaDraft.annotations({ identifier: "RopaDraft" }))
+      .addSuccess(successSchemas.complianceState)
       .annotate(OpenApi.Summary, "the RoPA draft (Art. 30): activities and legal fields with status")
   )
   .add(
     HttpApiEndpoint.get("provenance", "/provenance")
-      .addSuccess(Provenance.annotations({ identifier: "Provenance" }))
+      .addSuccess(successSchemas.provenance)
       .annotate(OpenApi.Summary, "trust signal: reachability, staleness, classifier methods, change-log head")
   )
   .add(
     HttpApiEndpoint.get("dora", "/dora")
-      .addSuccess(DoraState.annotations({ identifier: "DoraState" }))
+      .addSuccess(successSchemas.dora)
       .annotate(OpenApi.Summary, "the DORA register draft, or {inScope: false, register: null}")
   )
   .middleware(QueryParamsGuard)
   .annotate(OpenApi.Description, "The compliance drafts and the trust signal; all read-only DRAFTs.")
 
-/** The OpenAPI 3.1 document (loosely typed: it describes itself). */
-export const OpenApiDocument = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  identifier: "OpenApiDocument",
-  description: "an OpenAPI 3.1 document"
-})
-
 const meta = HttpApiGroup.make("meta")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json")
-      .addSuccess(OpenApiDocument)
+      .addSuccess(successSchemas.openapi)
       .annotate(OpenApi.Summary, "OpenAPI description of this API")
   )
   .middleware(QueryParamsGuard)
   .annotate(OpenApi.Description, "This API's own description.")
 
 /**
- * HttpApi declares its own decode error (400, `HttpApiDecodeError`) on every route. Here it never
- * reaches the wire: the server turns it into INVALID_PARAM naming the parameter. Every route can
- * answer 400 INVALID_PARAM (an unknown query parameter, at the least), so the document says exactly that.
+ * The one patch of the generated document. `HttpApi.make` declares its own decode error (400,
+ * `HttpApiDecodeError`) on every route and cannot drop it; here it never reaches the wire (the
+ * server answers INVALID_PARAM naming the parameter instead), and every route can answer 400
+ * INVALID_PARAM (an unknown query parameter, at the least), so the document says exactly that.
  */
 const documentParamErrors = (spec: Record<string, unknown>): Record<string, unknown> => {
   interface Op {
@@ -227,7 +204,7 @@ export class Api extends HttpApi.make("catalog")
   .add(catalog)
   .add(compliance)
   .add(meta)
-  .addError(InvalidParamError)
+  .addError(InvalidParam)
   .addError(InternalErrorBody)
   .prefix(apiPrefix)
   .annotate(OpenApi.Title, "local-data-catalog read API")

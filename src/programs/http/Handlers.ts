@@ -1,48 +1,55 @@
 /**
  * The read API's handlers: one `HttpApiBuilder.group` per group of `Api`, each route one Reader
- * call. The body is the Reader's value serialised as is (`JSON.stringify`, as the CLI's `--json`
- * and the MCP tools do), so the three surfaces answer with the same JSON; the Schema given to
- * `json` only ties the value's type to the one the contract declares.
+ * call. Each body is the Reader's value encoded through the success Schema the route declares
+ * (`successSchemas`, the same values `Api` is built from), so the bytes cannot drift from the
+ * OpenAPI document; the value's own key order is kept, so they are the CLI's `--json` bytes too.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Layer, type Schema } from "effect"
-import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
-import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
+import { Effect, Layer, Schema } from "effect"
 import { Reader } from "../../services/Reader.js"
-import { Api, declaredQueryParams, queryParamProblem, QueryParamsGuard } from "./Api.js"
+import { Api, declaredQueryParams, queryParamProblem, QueryParamsGuard, successSchemas } from "./Api.js"
 
-/** Serialises a Reader value whose type is the declared success Schema's type, unchanged. */
-const json =
-  <A, I>(_schema: Schema.Schema<A, I>) =>
-  <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
-    Effect.map(self, (a) => HttpServerResponse.unsafeJson(a))
+/**
+ * The response of a value through its route's declared success Schema. A value that breaks the
+ * contract (a missing, extra or mistyped field) is a defect, answered 500 INTERNAL_ERROR: never sent.
+ */
+export const respond = <A, I>(schema: Schema.Schema<A, I>) => {
+  const encode = Schema.encode(schema, { onExcessProperty: "error", propertyOrder: "original" })
+  return <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.flatMap(self, (a) => Effect.map(Effect.orDie(encode(a)), (body) => HttpServerResponse.unsafeJson(body)))
+}
 
 const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* Reader
     return handlers
-      .handle("datasets", () => reader.datasets.pipe(json(DatasetList)))
-      .handle("dataset", ({ path }) => reader.dataset(path.id, "id").pipe(json(Dataset)))
-      .handle("search", ({ urlParams }) => reader.search(urlParams.q, urlParams.limit).pipe(json(SearchResult)))
-      .handle("lineage", ({ urlParams }) => reader.lineage(urlParams.dataset, "dataset").pipe(json(LineageList)))
-      .handle("changes", ({ urlParams }) => reader.changes(urlParams.since, urlParams.limit).pipe(json(ChangeList)))
-      .handle("glossary", () => reader.glossary.pipe(json(Glossary)))
+      .handle("datasets", () => reader.datasets.pipe(respond(successSchemas.datasets)))
+      .handle("dataset", ({ path }) => reader.dataset(path.id, "id").pipe(respond(successSchemas.dataset)))
+      .handle("search", ({ urlParams }) =>
+        reader.search(urlParams.q, urlParams.limit).pipe(respond(successSchemas.search)))
+      .handle("lineage", ({ urlParams }) =>
+        reader.lineage(urlParams.dataset, "dataset").pipe(respond(successSchemas.lineage)))
+      .handle("changes", ({ urlParams }) =>
+        reader.changes(urlParams.since, urlParams.limit).pipe(respond(successSchemas.changes)))
+      .handle("glossary", () =>
+        reader.glossary.pipe(respond(successSchemas.glossary)))
   }))
 
 const ComplianceHandlers = HttpApiBuilder.group(Api, "compliance", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* Reader
     return handlers
-      .handle("complianceState", () => reader.compliance.pipe(json(RopaDraft)))
-      .handle("provenance", () => reader.provenance.pipe(json(Provenance)))
-      .handle("dora", () => reader.dora.pipe(json(DoraState)))
+      .handle("complianceState", () => reader.compliance.pipe(respond(successSchemas.complianceState)))
+      .handle("provenance", () => reader.provenance.pipe(respond(successSchemas.provenance)))
+      .handle("dora", () => reader.dora.pipe(respond(successSchemas.dora)))
   }))
 
-const MetaHandlers = HttpApiBuilder.group(Api, "meta", (handlers) => {
+const MetaHandlers = HttpApiBuilder.group(Api, "meta", (handlers) =>
   // Built once: the document is a pure function of the contract.
-  const document = HttpServerResponse.unsafeJson(OpenApi.fromApi(Api))
-  return handlers.handle("openapi", () => Effect.succeed(document))
-})
+  Effect.map(
+    Effect.succeed({ ...OpenApi.fromApi(Api) }).pipe(respond(successSchemas.openapi)),
+    (document) => handlers.handle("openapi", () => Effect.succeed(document))
+  ))
 
 /** The matched route's query parameters against the ones it declares: unknown or repeated is INVALID_PARAM. */
 const QueryParamsGuardLive = Layer.succeed(
