@@ -2,7 +2,7 @@
  * The connector port: one implementation per source kind. A connector reads the source's system
  * catalog (metadata only) and returns a `RawSource`. It never reads a row value and never counts.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Either } from "effect"
 import type { SourceConfig } from "../domain/Config.js"
 import type { RawSource } from "../domain/Metadata.js"
 import type { DriverMissing, SourceUnreachable } from "../errors/index.js"
@@ -25,6 +25,15 @@ export interface ProbeResult {
 
 export type ConnectorError = SourceUnreachable | DriverMissing
 
+/** What a metadata file a user names holds (`add manual --from`): its tables and columns; `null` when it does not say. */
+export type FileContents = { readonly tables: number; readonly columns: number } | null
+
+/** Why a metadata file a user names is not one the kind can read; `fix` is `null` where the caller knows best. */
+export interface FileProblem {
+  readonly message: string
+  readonly fix: string | null
+}
+
 /** One source kind's scanner. */
 export interface Connector {
   readonly kind: string
@@ -32,6 +41,15 @@ export interface Connector {
   readonly needsSecret: boolean
   readonly probe: (input: ConnectorInput) => Effect.Effect<ProbeResult, ConnectorError>
   readonly scan: (input: ConnectorInput) => Effect.Effect<RawSource, ConnectorError>
+  /**
+   * For a kind whose metadata is a file the user names (a data dictionary, a dbt manifest): reads the
+   * file's text as `add` does before anything is written (`label` names the file in messages, `target`
+   * is the source it describes).
+   */
+  readonly readFile?: (
+    text: string,
+    file: { readonly label: string; readonly target: string }
+  ) => Either.Either<FileContents, FileProblem>
 }
 
 /** The registry of connectors by kind. */

@@ -4,13 +4,13 @@
  * `dbt`), refuses an id already taken with other settings, writes only the variable's name, and leaves
  * a placeholder line in `.env` when that variable is not set.
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as path from "node:path"
 import { builtinKinds, defaultDriver, type SourceConfig } from "../domain/Config.js"
 import { AddInputInvalid } from "../errors/index.js"
 import { AppEnv } from "./AppEnv.js"
 import { ConfigFile } from "./ConfigFile.js"
-import { Connectors } from "./Connectors.js"
+import { Connectors, type FileContents, type FileProblem } from "./Connectors.js"
 import { readUserFile } from "./Files.js"
 import { Secrets } from "./Secrets.js"
 
@@ -56,6 +56,14 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
 
     /** The folder catalog.yml is (or will be) in: source paths are written relative to it. */
     const configDir = () => path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
+
+    /** The file a file-backed kind reads (a data dictionary, a dbt manifest), read by its connector, which knows the format. */
+    const readFileOf = (kind: string, text: string, label: string, target: string) =>
+      Effect.map(
+        connectors.get(kind),
+        (c): Either.Either<FileContents, FileProblem> =>
+          c.readFile === undefined ? Either.right(null) : c.readFile(text, { label, target })
+      )
 
     /** A lineage-only source: the manifest must parse and --target must name a configured warehouse source. */
     const dbtSource = Effect.fn("SourceAdd.dbtSource")(function*(
@@ -106,13 +114,11 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
           param: "target"
         })
       }
-      // The manifest reader loads only when a dbt source is added.
-      const { readDbtManifest } = yield* Effect.promise(() => import("../layers/connectors/Dbt.js"))
-      const parsed = readDbtManifest(text, warehouse.id)
-      if (parsed._tag === "Left") {
+      const checked = yield* readFileOf("dbt", text, from, warehouse.id)
+      if (checked._tag === "Left") {
         return yield* new AddInputInvalid({
-          message: `${from}: ${parsed.left}`,
-          fix: `Pass dbt's target/manifest.json (schema v10–v12). ${usage}`,
+          message: checked.left.message,
+          fix: checked.left.fix ?? `Pass dbt's target/manifest.json (schema v10–v12). ${usage}`,
           param: "from"
         })
       }
@@ -156,10 +162,12 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
             param: "from"
           })
       })
-      // The CSV reader loads only when a manual source is added.
-      const { parseSchemaCsv } = yield* Effect.promise(() => import("../layers/connectors/ManualCsv.js"))
-      const parsed = yield* parseSchemaCsv(text, from)
-      const preview = { tables: parsed.length, columns: parsed.reduce((n, d) => n + d.columns.length, 0) }
+      const checked = yield* readFileOf("manual", text, from, input.id ?? "manual")
+      if (checked._tag === "Left") {
+        const { fix, message } = checked.left
+        return yield* new AddInputInvalid({ message, ...(fix !== null ? { fix } : {}), param: "from" })
+      }
+      const preview = checked.right
       const source: SourceConfig = {
         id: input.id ?? "manual",
         kind: "manual",

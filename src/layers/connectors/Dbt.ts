@@ -409,5 +409,10 @@ export const DbtConnector: Connector = {
   kind: "dbt",
   needsSecret: false,
   probe,
-  scan
+  scan,
+  readFile: (text, { label, target }) =>
+    Either.mapBoth(readDbtManifest(text, target), {
+      onLeft: (reason) => ({ message: `${label}: ${reason}`, fix: null }),
+      onRight: () => null
+    })
 }

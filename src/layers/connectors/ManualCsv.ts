@@ -437,5 +437,10 @@ export const ManualCsvConnector: Connector = {
   kind: "manual",
   needsSecret: false,
   probe,
-  scan
+  scan,
+  readFile: (text, { label }) =>
+    Either.mapBoth(parseSchemaCsv(text, label), {
+      onLeft: (e) => ({ message: e.message, fix: e.fix }),
+      onRight: (datasets) => ({ tables: datasets.length, columns: datasets.reduce((n, d) => n + d.columns.length, 0) })
+    })
 }

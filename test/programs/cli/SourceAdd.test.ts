@@ -106,4 +106,27 @@ describe("SourceAdd", () => {
         })
       )
   )
+
+  it.effect("a dictionary or a manifest its connector cannot read is refused naming --from and the file, nothing written", () =>
+    inFolder((dir) =>
+      Effect.gen(function*() {
+        const adds = yield* SourceAdd
+        fs.writeFileSync(path.join(dir, "dict.csv"), "column,type\nemail,text\n")
+        const dict = yield* Effect.flip(adds.add(input({ kind: "manual", from: "dict.csv" })))
+        assert.strictEqual(dict.code, "ADD_INPUT_INVALID")
+        assert.strictEqual(dict.param, "from")
+        assert.match(dict.message, /^dict\.csv: /)
+        assert.include(dict.fix ?? "", "table,column,type")
+        fs.writeFileSync(
+          path.join(dir, "catalog.yml"),
+          "version: 1\nsources:\n  - id: wh\n    kind: sqlite\n    driver: node:sqlite\n    connectionRef: WH_PATH\n"
+        )
+        fs.writeFileSync(path.join(dir, "manifest.json"), "{ not json")
+        const manifest = yield* Effect.flip(adds.add(input({ kind: "dbt", from: "manifest.json", target: "wh" })))
+        assert.strictEqual(manifest.param, "from")
+        assert.match(manifest.message, /^manifest\.json: not valid JSON/)
+        assert.include(manifest.fix ?? "", "Pass dbt's target/manifest.json")
+        assert.notInclude(fs.readFileSync(path.join(dir, "catalog.yml"), "utf8"), "dbt")
+      })
+    ))
 })
