@@ -6,8 +6,7 @@ import { Effect, Layer } from "effect"
 import { ConfigFile } from "../services/ConfigFile.js"
 import { ReaderConfigTag, ReaderLive } from "../services/Reader.js"
 import { Secrets } from "../services/Secrets.js"
-import { StoreLive, StoreReaderLive } from "../services/Store.js"
-import { SqlReadLive, SqlWriteLive } from "./Sql.js"
+import { SqlWriteLive, StoreReadOnlyLive } from "./Sql.js"
 
 /** What the reader knows of catalog.yml, when there is one (a broken file only loses coverage detail). */
 export const ReaderConfigLive = Layer.effect(
@@ -38,14 +37,12 @@ export const ReaderConfigLive = Layer.effect(
 
 /** Read-only: Reader over an existing catalog (`MAP_NOT_FOUND` otherwise). */
 export const ReadLive = ReaderLive.pipe(
-  Layer.provide(StoreReaderLive),
   Layer.provide(ReaderConfigLive),
-  Layer.provide(SqlReadLive)
+  Layer.provide(StoreReadOnlyLive)
 )
 
 /** Read and write, creating the catalog if needed. */
-export const WriteLive = Layer.mergeAll(ReaderLive, StoreLive).pipe(
-  Layer.provideMerge(StoreReaderLive),
+export const WriteLive = ReaderLive.pipe(
   Layer.provide(ReaderConfigLive),
   Layer.provideMerge(SqlWriteLive)
 )

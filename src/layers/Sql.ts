@@ -1,7 +1,8 @@
 /**
  * Opens `.catalog/index.db` through the node:sqlite `@effect/sql` client and brings its schema up to
  * date. A file written by a newer schema is refused (`SCHEMA_MIGRATION_REQUIRED`); a missing file is
- * `MAP_NOT_FOUND` for read-only programs (they never create one).
+ * `MAP_NOT_FOUND` for read-only programs (they never create one). Both layers give the store over the
+ * connection (`StoreReader`, `Store`, `ChangeLog`, from `layers/store/`) beside the client itself.
  */
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
@@ -16,6 +17,7 @@ import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
 import { ensurePrivateDir, outputFolderTarget, reasonOf } from "../services/Files.js"
 import * as NodeSqlite from "./NodeSqlite.js"
+import { StoreLayers, StoreReaderLive } from "./store/index.js"
 
 /** Every migration, by `<id>_<name>`; the highest id is the schema version this build writes. */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
@@ -72,7 +74,7 @@ const privateDataDir = Effect.gen(function*() {
   return dir
 })
 
-/** For commands that write: creates the folder and file (0700 / 0600), migrates. */
+/** For commands that write: creates the folder and file (0700 / 0600), migrates; the store over it. */
 export const SqlWriteLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const dir = yield* privateDataDir
@@ -85,12 +87,12 @@ export const SqlWriteLive = Layer.unwrapEffect(
         }
       })
     )
-    return migrate.pipe(Layer.provideMerge(client))
+    return StoreLayers.pipe(Layer.provideMerge(migrate.pipe(Layer.provideMerge(client))))
   })
 )
 
-/** For read-only programs: `MAP_NOT_FOUND` when there is no file, `SCHEMA_MIGRATION_REQUIRED` when it is from another schema. */
-export const SqlReadLive = Layer.unwrapEffect(
+/** The existing catalog file, checked: `MAP_NOT_FOUND` when there is none, `SCHEMA_MIGRATION_REQUIRED` when it is from another schema. */
+const SqlReadClientLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const dir = dataDir(yield* AppEnv)
     const file = indexPath(dir)
@@ -112,3 +114,9 @@ export const SqlReadLive = Layer.unwrapEffect(
     return check.pipe(Layer.provideMerge(Layer.orDie(client)))
   })
 )
+
+/** For read commands over an existing catalog: the store over the checked file (see `SqlReadClientLive`). */
+export const SqlReadLive = StoreLayers.pipe(Layer.provideMerge(SqlReadClientLive))
+
+/** Only the read half of the store over the checked file: what the MCP and HTTP programs' Reader is built on. */
+export const StoreReadOnlyLive = StoreReaderLive.pipe(Layer.provide(SqlReadClientLive))

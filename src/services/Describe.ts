@@ -5,12 +5,12 @@
  * stored with `drafted = 1`). A description a human wrote (`drafted = 0`, e.g. from a team catalog
  * import) is never overwritten by a draft. Drafts land in the change-log as `description.drafted`.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import type { Column } from "../domain/Catalog.js"
 import { DescribeEntityUnknown, InvalidParam } from "../errors/index.js"
+import { ChangeLog } from "./ChangeLog.js"
 import { boundBytes, parseLimit, rowCountDisplay, toColumn } from "./Reader.js"
-import { type DatasetRow, type EdgeRow, StoreReader } from "./Store.js"
+import { type DatasetRow, type EdgeRow, Store, type StoreError, StoreReader } from "./Store.js"
 
 export const describeLimits = { default: 100, max: 1000 } as const
 /** How many names a drafted description spells out before "… and N more". */
@@ -73,8 +73,8 @@ export interface DraftResult {
 export class Describe extends Context.Tag("catalog/Describe")<Describe, {
   readonly list: (
     opts: { readonly dataset?: string | undefined; readonly limit?: unknown; readonly offset?: unknown }
-  ) => Effect.Effect<DescribeList, DescribeEntityUnknown | InvalidParam | SqlError.SqlError>
-  readonly draft: (id: string, by: string) => Effect.Effect<DraftResult, DescribeEntityUnknown | SqlError.SqlError>
+  ) => Effect.Effect<DescribeList, DescribeEntityUnknown | InvalidParam | StoreError>
+  readonly draft: (id: string, by: string) => Effect.Effect<DraftResult, DescribeEntityUnknown | StoreError>
 }>() {}
 
 const parseOffset = (raw: unknown): Effect.Effect<number, InvalidParam> =>
@@ -215,23 +215,20 @@ export const draftColumnText = (d: DatasetRow, c: Column): string => {
 export const DescribeLive = Layer.effect(
   Describe,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const store = yield* StoreReader
+    const writes = yield* Store
+    const changeLog = yield* ChangeLog
 
     const findDataset = (id: string) =>
       Effect.gen(function*() {
-        const exact = yield* store.dataset(id)
-        if (exact !== null) return exact
-        const folded = yield* sql<{ id: string }>`SELECT id FROM datasets WHERE lower(id) = lower(${id}) LIMIT 2`
-        return folded.length === 1 ? yield* store.dataset(folded[0]!.id) : null
+        const resolved = yield* store.resolveDatasetId(id)
+        return resolved === null ? null : yield* store.dataset(resolved)
       })
 
     const findColumn = (id: string) =>
       Effect.gen(function*() {
-        const exact = yield* store.column(id)
-        if (exact !== null) return exact
-        const folded = yield* sql<{ id: string }>`SELECT id FROM columns WHERE lower(id) = lower(${id}) LIMIT 2`
-        return folded.length === 1 ? yield* store.column(folded[0]!.id) : null
+        const resolved = yield* store.resolveColumnId(id)
+        return resolved === null ? null : yield* store.column(resolved)
       })
 
     const unknown = (id: string, param: string) =>
@@ -261,25 +258,7 @@ export const DescribeLive = Layer.effect(
           }
         }
         if (opts.dataset === undefined) {
-          const total = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM datasets`)[0]?.n ?? 0
-          const rows = yield* sql<
-            {
-              id: string
-              kind: string
-              columns: number
-              described: number
-              text: string | null
-              drafted: number | null
-              by: string | null
-              at: string | null
-            }
-          >`
-            SELECT d.id, d.kind,
-              (SELECT count(*) FROM columns c WHERE c.dataset_id = d.id) AS columns,
-              (SELECT count(*) FROM columns c JOIN descriptions y ON y.entity_id = c.id WHERE c.dataset_id = d.id) AS described,
-              x.text, x.drafted, x.by, x.at
-            FROM datasets d LEFT JOIN descriptions x ON x.entity_id = d.id
-            ORDER BY d.id LIMIT ${limit} OFFSET ${offset}`
+          const { rows, total } = yield* store.describeDatasets({ limit, offset })
           const items = rows.map((r): DescribedDataset => ({
             id: r.id,
             kind: r.kind,
@@ -291,26 +270,8 @@ export const DescribeLive = Layer.effect(
         }
         const d = yield* findDataset(opts.dataset)
         if (d === null) return yield* unknown(opts.dataset, "dataset")
-        const total = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM columns WHERE dataset_id = ${d.id}`)[0]?.n ??
-          0
-        const own = (yield* sql<
-          { text: string | null; drafted: number | null; by: string | null; at: string | null }
-        >`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${d.id}`)[0]
-        const rows = yield* sql<
-          {
-            id: string
-            name: string
-            type: string
-            value: string
-            text: string | null
-            drafted: number | null
-            by: string | null
-            at: string | null
-          }
-        >`
-          SELECT c.id, c.name, c.type, coalesce(o.value, c.m_value) AS value, x.text, x.drafted, x.by, x.at
-          FROM columns c LEFT JOIN overrides o ON o.column_id = c.id LEFT JOIN descriptions x ON x.entity_id = c.id
-          WHERE c.dataset_id = ${d.id} ORDER BY c.position LIMIT ${limit} OFFSET ${offset}`
+        const own = yield* store.description(d.id)
+        const { rows, total } = yield* store.describeColumns(d.id, { limit, offset })
         const items = rows.map((r): DescribedColumn => ({
           id: r.id,
           name: r.name,
@@ -321,13 +282,13 @@ export const DescribeLive = Layer.effect(
         return {
           dataset: d.id,
           entity: "columns" as const,
-          datasetDescription: own !== undefined ? info(own) : null,
+          datasetDescription: own !== null ? info(own) : null,
           ...page(items, total)
         }
       })
 
     const draft: Describe["Type"]["draft"] = (rawId, by) =>
-      sql.withTransaction(Effect.gen(function*() {
+      writes.transaction(Effect.gen(function*() {
         const id = rawId.trim()
         let entity: "dataset" | "column"
         let entityId: string
@@ -350,11 +311,9 @@ export const DescribeLive = Layer.effect(
           sourceId = owner.source_id
           text = draftColumnText(owner, toColumn(c))
         }
-        const prev = (yield* sql<
-          { text: string; drafted: number; by: string; at: string }
-        >`SELECT text, drafted, by, at FROM descriptions WHERE entity_id = ${entityId}`)[0]
+        const prev = yield* store.description(entityId)
         const at = new Date().toISOString()
-        if (prev !== undefined && prev.drafted === 0) {
+        if (prev !== null && prev.drafted === 0) {
           return {
             id: entityId,
             entity,
@@ -367,7 +326,7 @@ export const DescribeLive = Layer.effect(
             existing: { text: prev.text, drafted: false, by: prev.by, at: prev.at }
           }
         }
-        if (prev !== undefined && prev.text === text) {
+        if (prev !== null && prev.text === text) {
           return {
             id: entityId,
             entity,
@@ -379,24 +338,22 @@ export const DescribeLive = Layer.effect(
             at: prev.at
           }
         }
-        yield* sql`INSERT INTO descriptions (entity_id, text, drafted, by, at) VALUES (${entityId}, ${text}, 1, ${by}, ${at})
-          ON CONFLICT(entity_id) DO UPDATE SET text = excluded.text, drafted = 1, by = excluded.by, at = excluded.at`
-        const detail = {
-          entity,
-          drafted: true,
-          length: text.length,
-          preview: text.slice(0, 160),
-          replaced: prev !== undefined
-        }
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'description.drafted', ${entityId}, ${sourceId}, ${
-          JSON.stringify(detail)
-        }, ${by})`
+        yield* writes.saveDraftDescription({ entityId, text, by, at })
+        yield* changeLog.record({
+          at,
+          scanId: null,
+          kind: "description.drafted",
+          entity: entityId,
+          sourceId,
+          detail: { entity, drafted: true, length: text.length, preview: text.slice(0, 160), replaced: prev !== null },
+          by
+        })
         return {
           id: entityId,
           entity,
           text,
           drafted: true as const,
-          outcome: prev !== undefined ? "updated" as const : "created" as const,
+          outcome: prev !== null ? "updated" as const : "created" as const,
           stored: true,
           by,
           at

@@ -4,7 +4,6 @@
  * input is `DORA_INPUT_INVALID` naming the table, row, column and why; an export writes the
  * xBRL-CSV package only when the whole register validates (`DORA_NOT_SUBMITTABLE` otherwise).
  */
-import { SqlClient } from "@effect/sql"
 import { parse } from "csv-parse/sync"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -27,8 +26,10 @@ import {
 import { isCalendarDate, normaliseInput } from "../dora/validate.js"
 import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/index.js"
 import { actor, AppEnv } from "./AppEnv.js"
+import { ChangeLog } from "./ChangeLog.js"
 import { ConfigFile } from "./ConfigFile.js"
 import { ensurePrivateDir, outputFolderTarget, readUserFile, reasonOf, writePrivateFile } from "./Files.js"
+import { type DoraCellRow, Store, StoreReader } from "./Store.js"
 
 // ── scope ───────────────────────────────────────────────────────────────────────────────────────
 const notInScope = (what: string) =>
@@ -187,15 +188,14 @@ const problemLine = (p: ImportProblem) =>
 /** Writes to the DORA register draft (CLI only). */
 export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const reader = yield* StoreReader
+    const store = yield* Store
+    const changeLog = yield* ChangeLog
     const env = yield* AppEnv
     const templates = doraTemplates()
 
-    const cells = sql<
-      DoraCell
-    >`SELECT table_code, row_key, column_code, value FROM dora_cells ORDER BY table_code, row_key, column_code`
     const openIn = (entity: DoraEntity, table: string, rowKey?: string) =>
-      cells.pipe(
+      reader.doraCells.pipe(
         Effect.map((cs) =>
           buildRegister(cs, entity, templates).validation.violations.filter((v) =>
             v.table === table && (rowKey === undefined || v.rowKey === rowKey)
@@ -203,22 +203,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
         )
       )
     const log = (at: string, kind: string, entity: string, detail: object, by: string) =>
-      sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, ${kind}, ${entity}, NULL, ${
-        JSON.stringify(detail)
-      }, ${by})`
-    const upsert = (
-      rows: ReadonlyArray<
-        { table_code: string; row_key: string; column_code: string; value: string; by: string; at: string }
-      >
-    ) =>
-      Effect.forEach(
-        Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500)),
-        (chunk) =>
-          sql`INSERT INTO dora_cells ${
-            sql.insert(chunk)
-          } ON CONFLICT(table_code, row_key, column_code) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`,
-        { discard: true }
-      )
+      changeLog.record({ at, scanId: null, kind, entity, sourceId: null, detail, by })
 
     /** `dora import <tableCode> <file.csv>`: replaces the table's rows with the file's (or merges them with `merge`). */
     const importCsv = Effect.fn("Dora.importCsv")(
@@ -380,12 +365,8 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
         }
         const by = actor(env)
         const at = new Date().toISOString()
-        const previousRows = yield* sql<
-          { n: number }
-        >`SELECT count(DISTINCT row_key) AS n FROM dora_cells WHERE table_code = ${table.code}`.pipe(
-          Effect.map((r) => r[0]?.n ?? 0)
-        )
-        const toWrite = rows.flatMap((r) =>
+        const previousRows = yield* reader.doraRowCount(table.code)
+        const toWrite = rows.flatMap((r): Array<DoraCellRow> =>
           Object.entries(r.cells).map(([column_code, value]) => ({
             table_code: table.code,
             row_key: r.key,
@@ -395,19 +376,13 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
             at
           }))
         )
-        yield* sql.withTransaction(Effect.gen(function*() {
-          if (mode === "replace") yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code}`
+        yield* store.transaction(Effect.gen(function*() {
+          if (mode === "replace") yield* store.deleteDoraCells({ table: table.code })
           else {
             const codes = columns.map((c) => c.code)
-            for (
-              const r of rows
-            ) {
-              yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${r.key} AND ${
-                sql.in("column_code", codes)
-              }`
-            }
+            for (const r of rows) yield* store.deleteDoraCells({ table: table.code, rowKey: r.key, columns: codes })
           }
-          yield* upsert(toWrite)
+          yield* store.upsertDoraCells(toWrite)
           yield* log(at, "dora.import", table.code, {
             table: table.code,
             file: path.basename(abs),
@@ -461,12 +436,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
         const at = new Date().toISOString()
         const entityId = (col: string | null) => `${table.code}[${key}]${col !== null ? `.${col}` : ""}`
         if (input.remove) {
-          const n = yield* sql<
-            { n: number }
-          >`SELECT count(*) AS n FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`.pipe(
-            Effect.map((r) => r[0]?.n ?? 0),
-            Effect.orDie
-          )
+          const n = yield* reader.doraCellCount(table.code, key).pipe(Effect.orDie)
           if (n === 0) {
             return yield* new DoraInputInvalid({
               message: `${table.code} has no row "${key}" to remove.`,
@@ -474,8 +444,8 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
               param: "rowKey"
             })
           }
-          yield* sql.withTransaction(Effect.gen(function*() {
-            yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key}`
+          yield* store.transaction(Effect.gen(function*() {
+            yield* store.deleteDoraCells({ table: table.code, rowKey: key })
             yield* log(at, "dora.set", entityId(null), { table: table.code, rowKey: key, removed: true, cells: n }, by)
           })).pipe(Effect.orDie)
           return {
@@ -522,20 +492,31 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
           }
           value = n.value
         }
-        const prev = yield* sql<
-          { value: string }
-        >`SELECT value FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`
-          .pipe(Effect.map((r) => r[0]?.value ?? null), Effect.orDie)
-        yield* sql.withTransaction(Effect.gen(function*() {
+        const prev = yield* reader.doraCell(table.code, key, column.code).pipe(Effect.orDie)
+        yield* store.transaction(Effect.gen(function*() {
           // The key cells of a new row come from its row key.
-          for (const [i, k] of keys.entries()) {
-            yield* sql`INSERT INTO dora_cells (table_code, row_key, column_code, value, by, at) VALUES (${table.code}, ${key}, ${k.code}, ${parts[
-              i
-            ]!}, ${by}, ${at}) ON CONFLICT DO NOTHING`
-          }
+          yield* store.insertMissingDoraCells(
+            keys.map((k, i) => ({
+              table_code: table.code,
+              row_key: key,
+              column_code: k.code,
+              value: parts[i]!,
+              by,
+              at
+            }))
+          )
           if (value === null) {
-            yield* sql`DELETE FROM dora_cells WHERE table_code = ${table.code} AND row_key = ${key} AND column_code = ${column.code}`
-          } else yield* upsert([{ table_code: table.code, row_key: key, column_code: column.code, value, by, at }])
+            yield* store.deleteDoraCells({ table: table.code, rowKey: key, columns: [column.code] })
+          } else {
+            yield* store.upsertDoraCells([{
+              table_code: table.code,
+              row_key: key,
+              column_code: column.code,
+              value,
+              by,
+              at
+            }])
+          }
           yield* log(at, "dora.set", entityId(column.code), {
             table: table.code,
             rowKey: key,

@@ -9,10 +9,10 @@
  * `DESCRIBE_ENTITY_UNKNOWN` ("no dataset or column with that id", the registry's code for exactly
  * that), naming `datasets`. `GLOSSARY_TERM_UNKNOWN` is kept for a missing term or definition.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { DescribeEntityUnknown, GlossaryTermUnknown } from "../errors/index.js"
-import { type GlossaryRow, resolveDatasetId, searchWords } from "./Store.js"
+import { ChangeLog } from "./ChangeLog.js"
+import { Store, type StoreError, StoreReader } from "./Store.js"
 
 export interface GlossarySetInput {
   readonly term: string
@@ -35,24 +35,18 @@ export interface GlossarySetResult {
 export class Glossary extends Context.Tag("catalog/Glossary")<Glossary, {
   readonly set: (
     input: GlossarySetInput
-  ) => Effect.Effect<GlossarySetResult, GlossaryTermUnknown | DescribeEntityUnknown | SqlError.SqlError>
+  ) => Effect.Effect<GlossarySetResult, GlossaryTermUnknown | DescribeEntityUnknown | StoreError>
 }>() {}
-
-/** The search document of a term: its words as written and split (`customerLifetimeValue` → `customer lifetime value`). */
-const ftsTerm = (term: string): string => {
-  const split = searchWords(term)
-  return split === term ? term : `${term} ${split}`
-}
 
 export const GlossaryLive = Layer.effect(
   Glossary,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-
-    const findDataset = (id: string) => resolveDatasetId(sql, id)
+    const reader = yield* StoreReader
+    const store = yield* Store
+    const changeLog = yield* ChangeLog
 
     const set: Glossary["Type"]["set"] = (input) =>
-      sql.withTransaction(Effect.gen(function*() {
+      store.transaction(Effect.gen(function*() {
         const term = input.term.trim().replace(/\s+/g, " ")
         const definition = input.definition.trim()
         if (term === "") {
@@ -65,19 +59,17 @@ export const GlossaryLive = Layer.effect(
             param: "definition"
           })
         }
-        const prev = (yield* sql<
-          GlossaryRow & { rowid: number }
-        >`SELECT rowid, * FROM glossary WHERE term = ${term} COLLATE NOCASE`)[0]
+        const prev = yield* reader.glossaryTerm(term)
 
         let datasets: ReadonlyArray<string>
         if (input.datasets === undefined) {
-          datasets = prev !== undefined ? (JSON.parse(prev.datasets) as Array<string>) : []
+          datasets = prev !== null ? prev.datasets : []
         } else {
           const wanted = [...new Set(input.datasets.map((d) => d.trim()).filter((d) => d !== ""))]
           const resolved: Array<string> = []
           const unknown: Array<string> = []
           for (const id of wanted) {
-            const hit = yield* findDataset(id)
+            const hit = yield* reader.resolveDatasetId(id)
             if (hit === null) unknown.push(id)
             else if (!resolved.includes(hit)) resolved.push(hit)
           }
@@ -95,44 +87,36 @@ export const GlossaryLive = Layer.effect(
           datasets = resolved
         }
 
-        const datasetsJson = JSON.stringify(datasets)
         if (
-          prev !== undefined && prev.term === term && prev.definition === definition && prev.datasets === datasetsJson
+          prev !== null && prev.term === term && prev.definition === definition &&
+          JSON.stringify(prev.datasets) === JSON.stringify(datasets)
         ) {
           return { term, definition, datasets, updatedAt: prev.updated_at, by: prev.by, outcome: "unchanged" as const }
         }
         const at = new Date().toISOString()
-        let rowid: number
-        if (prev !== undefined) {
-          yield* sql`UPDATE glossary SET term = ${term}, definition = ${definition}, datasets = ${datasetsJson}, updated_at = ${at}, by = ${input.by} WHERE rowid = ${prev.rowid}`
-          rowid = prev.rowid
-          yield* sql`DELETE FROM glossary_fts WHERE rowid = ${rowid}`
-        } else {
-          const inserted = yield* sql<
-            { rowid: number }
-          >`INSERT INTO glossary (term, definition, datasets, updated_at, by) VALUES (${term}, ${definition}, ${datasetsJson}, ${at}, ${input.by}) RETURNING rowid`
-          rowid = inserted[0]!.rowid
-        }
-        yield* sql`INSERT INTO glossary_fts (rowid, term, definition) VALUES (${rowid}, ${
-          ftsTerm(term)
-        }, ${definition})`
-        const detail = {
-          definition,
-          datasets,
-          previous: prev !== undefined
-            ? { term: prev.term, definition: prev.definition, datasets: JSON.parse(prev.datasets) as Array<string> }
-            : null
-        }
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'glossary.set', ${term}, NULL, ${
-          JSON.stringify(detail)
-        }, ${input.by})`
+        yield* store.saveGlossaryTerm({ rowid: prev?.rowid ?? null, term, definition, datasets, at, by: input.by })
+        yield* changeLog.record({
+          at,
+          scanId: null,
+          kind: "glossary.set",
+          entity: term,
+          sourceId: null,
+          detail: {
+            definition,
+            datasets,
+            previous: prev !== null
+              ? { term: prev.term, definition: prev.definition, datasets: prev.datasets }
+              : null
+          },
+          by: input.by
+        })
         return {
           term,
           definition,
           datasets,
           updatedAt: at,
           by: input.by,
-          outcome: prev !== undefined ? "updated" as const : "created" as const
+          outcome: prev !== null ? "updated" as const : "created" as const
         }
       }))
 

@@ -3,10 +3,10 @@
  * asserted it, and is never touched by a scan (scans regenerate only `scan` and `dbt` edges). Only
  * user edges are removable. Both acts land in the change-log (`lineage.added`, `lineage.removed`).
  */
-import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import { LineageEdgeNotRemovable, LineageEndpointUnknown } from "../errors/index.js"
-import { edgeId, type EdgeRow, resolveDatasetId } from "./Store.js"
+import { ChangeLog } from "./ChangeLog.js"
+import { edgeId, type EdgeRow, Store, type StoreError, StoreReader } from "./Store.js"
 
 export interface LineageWriteResult {
   readonly edge: EdgeRow
@@ -27,12 +27,12 @@ export class Lineage extends Context.Tag("catalog/Lineage")<Lineage, {
     from: string,
     to: string,
     by: string
-  ) => Effect.Effect<LineageWriteResult, LineageEndpointUnknown | SqlError.SqlError>
+  ) => Effect.Effect<LineageWriteResult, LineageEndpointUnknown | StoreError>
   /** Removes a user edge; scan and dbt edges are refused. */
   readonly remove: (
     id: string,
     by: string
-  ) => Effect.Effect<LineageRemoveResult, LineageEdgeNotRemovable | SqlError.SqlError>
+  ) => Effect.Effect<LineageRemoveResult, LineageEdgeNotRemovable | StoreError>
 }>() {}
 
 const now = () => new Date().toISOString()
@@ -40,24 +40,18 @@ const now = () => new Date().toISOString()
 export const LineageLive = Layer.effect(
   Lineage,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const reader = yield* StoreReader
+    const store = yield* Store
+    const changeLog = yield* ChangeLog
 
-    const findDataset = (id: string) => resolveDatasetId(sql, id)
-
-    const edgeRow = (id: string) =>
-      sql<
-        EdgeRow
-      >`SELECT l.*, (SELECT count(*) FROM datasets WHERE id = l.from_id) AS from_known, (SELECT count(*) FROM datasets WHERE id = l.to_id) AS to_known FROM lineage l WHERE l.id = ${id}`
-        .pipe(
-          Effect.map((r) => r[0] ?? null)
-        )
+    const edgeRow = (id: string) => reader.edge(id)
 
     const add: Lineage["Type"]["add"] = (rawFrom, rawTo, by) =>
-      sql.withTransaction(Effect.gen(function*() {
+      store.transaction(Effect.gen(function*() {
         const fromArg = rawFrom.trim()
         const toArg = rawTo.trim()
-        const from = yield* findDataset(fromArg)
-        const to = yield* findDataset(toArg)
+        const from = yield* reader.resolveDatasetId(fromArg)
+        const to = yield* reader.resolveDatasetId(toArg)
         const fix =
           "Both ends must be datasets of the catalog: list ids with `catalog datasets` or `catalog search <words>`, then `catalog lineage add <fromDatasetId> <toDatasetId>`."
         if (from === null || to === null) {
@@ -82,22 +76,25 @@ export const LineageLive = Layer.effect(
         const existing = yield* edgeRow(id)
         if (existing !== null) return { edge: existing, created: false }
         const at = now()
-        yield* sql`INSERT INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (${id}, ${from}, ${to}, 'user', NULL, ${at}, ${by})`
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${at}, NULL, 'lineage.added', ${id}, NULL, ${
-          JSON.stringify({ from, to, origin: "user" })
-        }, ${by})`
+        yield* store.addUserEdge({ id, from, to, at, by })
+        yield* changeLog.record({
+          at,
+          scanId: null,
+          kind: "lineage.added",
+          entity: id,
+          sourceId: null,
+          detail: { from, to, origin: "user" },
+          by
+        })
         return { edge: (yield* edgeRow(id))!, created: true }
       }))
 
     const remove: Lineage["Type"]["remove"] = (rawId, by) =>
-      sql.withTransaction(Effect.gen(function*() {
+      store.transaction(Effect.gen(function*() {
         const id = rawId.trim()
         const edge = yield* edgeRow(id)
         if (edge === null) {
-          const past = yield* sql<
-            { n: number }
-          >`SELECT count(*) AS n FROM changes WHERE kind = 'lineage.removed' AND entity = ${id}`
-          if ((past[0]?.n ?? 0) > 0) return { id, removed: false, edge: null }
+          if (yield* changeLog.recorded("lineage.removed", id)) return { id, removed: false, edge: null }
           return yield* new LineageEdgeNotRemovable({
             message: `No lineage edge with id "${id}".`,
             fix: "List edges with `catalog lineage list` (removable ones with `--origin user`) and pass the edge id.",
@@ -117,10 +114,16 @@ export const LineageLive = Layer.effect(
             details: { id, origin: edge.origin }
           })
         }
-        yield* sql`DELETE FROM lineage WHERE id = ${id}`
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${now()}, NULL, 'lineage.removed', ${id}, NULL, ${
-          JSON.stringify({ from: edge.from_id, to: edge.to_id, origin: "user", assertedBy: edge.by })
-        }, ${by})`
+        yield* store.deleteEdge(id)
+        yield* changeLog.record({
+          at: now(),
+          scanId: null,
+          kind: "lineage.removed",
+          entity: id,
+          sourceId: null,
+          detail: { from: edge.from_id, to: edge.to_id, origin: "user", assertedBy: edge.by },
+          by
+        })
         return { id, removed: true, edge }
       }))
 

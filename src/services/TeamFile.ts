@@ -4,10 +4,10 @@
  * DORA cells) as one deterministic JSON document. Export → import into an empty catalog → export is
  * byte-identical. An import is all or nothing.
  */
-import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { CatalogFileInvalid, CatalogVersionUnsupported, RopaConfirmUnattributed } from "../errors/index.js"
-import { edgeId } from "./Store.js"
+import { ChangeLog } from "./ChangeLog.js"
+import { Store, type StoreError, StoreReader } from "./Store.js"
 
 export const teamFileFormat = "local-data-catalog/team-catalog"
 export const teamFileVersion = 1
@@ -207,37 +207,17 @@ export const validateTeamFile = (
 
 export class TeamFileService extends Effect.Service<TeamFileService>()("catalog/TeamFile", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const reader = yield* StoreReader
+    const store = yield* Store
+    const changeLog = yield* ChangeLog
 
-    const exportFile: Effect.Effect<TeamFile, SqlError.SqlError> = Effect.gen(function*() {
-      const overrides = yield* sql<
-        { column_id: string; value: string; by: string; at: string }
-      >`SELECT column_id, value, by, at FROM overrides ORDER BY column_id`
-      const edges = yield* sql<
-        { from_id: string; to_id: string; by: string | null; created_at: string }
-      >`SELECT from_id, to_id, by, created_at FROM lineage WHERE origin = 'user' ORDER BY from_id, to_id`
-      const terms = yield* sql<
-        { term: string; definition: string; datasets: string; by: string | null; updated_at: string }
-      >`SELECT term, definition, datasets, by, updated_at FROM glossary ORDER BY term`
-      const descs = yield* sql<
-        { entity_id: string; text: string; drafted: number; by: string; at: string }
-      >`SELECT entity_id, text, drafted, by, at FROM descriptions ORDER BY entity_id`
-      const notes = yield* sql<
-        {
-          activity_key: string
-          field: string
-          value: string
-          status: "suggested" | "confirmed"
-          by: string
-          at: string
-          confirmed_by: string | null
-          confirmed_at: string | null
-          basis: string | null
-        }
-      >`SELECT * FROM annotations ORDER BY activity_key, field`
-      const cells = yield* sql<
-        { table_code: string; row_key: string; column_code: string; value: string; by: string; at: string }
-      >`SELECT * FROM dora_cells ORDER BY table_code, row_key, column_code`
+    const exportFile: Effect.Effect<TeamFile, StoreError> = Effect.gen(function*() {
+      const overrides = yield* reader.overrides
+      const edges = (yield* reader.edges()).filter((e) => e.origin === "user")
+      const terms = yield* reader.glossaryTerms
+      const descs = yield* reader.descriptions
+      const notes = yield* reader.annotations
+      const cells = yield* reader.doraCells
       return {
         format: teamFileFormat,
         version: teamFileVersion,
@@ -246,7 +226,7 @@ export class TeamFileService extends Effect.Service<TeamFileService>()("catalog/
         glossary: terms.map((t) => ({
           term: t.term,
           definition: t.definition,
-          datasets: JSON.parse(t.datasets) as Array<string>,
+          datasets: t.datasets,
           by: t.by,
           at: t.updated_at
         })),
@@ -280,65 +260,67 @@ export class TeamFileService extends Effect.Service<TeamFileService>()("catalog/
 
     /** Merges a validated file: for a row that exists on both sides, the newer `at` wins. One transaction. */
     const importFile = (f: TeamFile, importedBy: string, file: string) =>
-      sql.withTransaction(Effect.gen(function*() {
+      store.transaction(Effect.gen(function*() {
         let applied = 0
+        const count = (merged: boolean) => {
+          if (merged) applied++
+        }
         for (const o of f.overrides) {
-          const r =
-            yield* sql`INSERT INTO overrides (column_id, value, by, at) VALUES (${o.column}, ${o.value}, ${o.by}, ${o.at})
-            ON CONFLICT(column_id) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at WHERE excluded.at > overrides.at RETURNING 1`
-          applied += r.length
+          count(yield* store.mergeOverride({ column_id: o.column, value: o.value, by: o.by, at: o.at }))
         }
-        for (const e of f.lineage) {
-          const r =
-            yield* sql`INSERT OR IGNORE INTO lineage (id, from_id, to_id, origin, source_id, created_at, by) VALUES (${
-              edgeId(e.from, e.to, "user")
-            }, ${e.from}, ${e.to}, 'user', NULL, ${e.at}, ${e.by}) RETURNING 1`
-          applied += r.length
-        }
-        for (const t of f.glossary) {
-          const r = yield* sql<
-            { rowid: number }
-          >`INSERT INTO glossary (term, definition, datasets, updated_at, by) VALUES (${t.term}, ${t.definition}, ${
-            JSON.stringify(t.datasets)
-          }, ${t.at}, ${t.by})
-            ON CONFLICT(term) DO UPDATE SET definition = excluded.definition, datasets = excluded.datasets, updated_at = excluded.updated_at, by = excluded.by WHERE excluded.updated_at > glossary.updated_at RETURNING rowid`
-          for (const row of r) {
-            yield* sql`DELETE FROM glossary_fts WHERE rowid = ${row.rowid}`
-            yield* sql`INSERT INTO glossary_fts (rowid, term, definition) VALUES (${row.rowid}, ${t.term}, ${t.definition})`
-          }
-          applied += r.length
-        }
+        for (const e of f.lineage) count(yield* store.mergeUserEdge(e))
+        for (const t of f.glossary) count(yield* store.mergeGlossaryTerm(t))
         for (const d of f.descriptions) {
-          const r =
-            yield* sql`INSERT INTO descriptions (entity_id, text, drafted, by, at) VALUES (${d.entity}, ${d.text}, ${
-              d.drafted ? 1 : 0
-            }, ${d.by}, ${d.at})
-            ON CONFLICT(entity_id) DO UPDATE SET text = excluded.text, drafted = excluded.drafted, by = excluded.by, at = excluded.at WHERE excluded.at > descriptions.at RETURNING 1`
-          applied += r.length
+          count(
+            yield* store.mergeDescription({
+              entity_id: d.entity,
+              text: d.text,
+              drafted: d.drafted ? 1 : 0,
+              by: d.by,
+              at: d.at
+            })
+          )
         }
         for (const a of f.annotations) {
           const confirmed = a.status === "confirmed"
           const by = a.by ?? importedBy
-          const r =
-            yield* sql`INSERT INTO annotations (activity_key, field, value, status, by, at, confirmed_by, confirmed_at, basis)
-            VALUES (${a.activity}, ${a.field}, ${a.value}, ${a.status}, ${by}, ${a.at}, ${confirmed ? by : null}, ${
-              confirmed ? a.at : null
-            }, ${a.basis ?? null})
-            ON CONFLICT(activity_key, field) DO UPDATE SET value = excluded.value, status = excluded.status, by = excluded.by, at = excluded.at,
-              confirmed_by = excluded.confirmed_by, confirmed_at = excluded.confirmed_at, basis = excluded.basis WHERE excluded.at > annotations.at RETURNING 1`
-          applied += r.length
+          count(
+            yield* store.mergeAnnotation({
+              activity_key: a.activity,
+              field: a.field,
+              value: a.value,
+              status: a.status,
+              by,
+              at: a.at,
+              confirmed_by: confirmed ? by : null,
+              confirmed_at: confirmed ? a.at : null,
+              basis: a.basis ?? null
+            })
+          )
         }
         for (const c of f.dora) {
-          const r =
-            yield* sql`INSERT INTO dora_cells (table_code, row_key, column_code, value, by, at) VALUES (${c.table}, ${c.rowKey}, ${c.column}, ${c.value}, ${c.by}, ${c.at})
-            ON CONFLICT(table_code, row_key, column_code) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at WHERE excluded.at > dora_cells.at RETURNING 1`
-          applied += r.length
+          count(
+            yield* store.mergeDoraCell({
+              table_code: c.table,
+              row_key: c.rowKey,
+              column_code: c.column,
+              value: c.value,
+              by: c.by,
+              at: c.at
+            })
+          )
         }
         const total = f.overrides.length + f.lineage.length + f.glossary.length + f.descriptions.length +
           f.annotations.length + f.dora.length
-        yield* sql`INSERT INTO changes (at, scan_id, kind, entity, source_id, detail, by) VALUES (${
-          new Date().toISOString()
-        }, NULL, 'catalog.imported', ${file}, NULL, ${JSON.stringify({ rows: total, applied })}, ${importedBy})`
+        yield* changeLog.record({
+          at: new Date().toISOString(),
+          scanId: null,
+          kind: "catalog.imported",
+          entity: file,
+          sourceId: null,
+          detail: { rows: total, applied },
+          by: importedBy
+        })
         return { rows: total, applied }
       }))
 

@@ -15,11 +15,12 @@ import {
   MapNotFound
 } from "../../errors/index.js"
 import { indexPath, SqlReadLive, SqlWriteLive } from "../../layers/Sql.js"
+import { StoreReaderLive } from "../../layers/store/index.js"
 import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
 import { Describe, type DescribedColumn, type DescribedDataset, DescribeLive } from "../../services/Describe.js"
 import { Glossary, GlossaryLive } from "../../services/Glossary.js"
 import { Lineage, LineageLive } from "../../services/Lineage.js"
-import { type EdgeRow, StoreReaderLive } from "../../services/Store.js"
+import type { EdgeRow } from "../../services/Store.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { needsSubcommand, positionals } from "./usage.js"
 

@@ -9,7 +9,8 @@ import { Effect, Layer, Option } from "effect"
 import type { DoraViolation } from "../../domain/Compliance.js"
 import { DoraInputInvalid } from "../../errors/index.js"
 import { SqlReadLive, SqlWriteLive } from "../../layers/Sql.js"
-import { StoreReader, StoreReaderLive } from "../../services/Store.js"
+import { StoreReaderLive } from "../../layers/store/index.js"
+import { StoreReader } from "../../services/Store.js"
 import { bold, dim, emit, green, yellow } from "./render.js"
 
 const doraModule = Effect.promise(() => import("../../services/Dora.js"))

@@ -2,9 +2,9 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DatabaseSync } from "node:sqlite"
 import { isCatalogError } from "../../errors/index.js"
 import { indexPath, schemaVersion } from "../../layers/Sql.js"
+import { storedSchemaVersion } from "../../layers/store/schemaVersion.js"
 import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { configCandidates, ConfigFile } from "../../services/ConfigFile.js"
 import { Connectors } from "../../services/Connectors.js"
@@ -115,17 +115,7 @@ export const runDoctor = Effect.gen(function*() {
       fix: "Run `catalog start` to scan the configured sources."
     })
   } else {
-    const found = yield* Effect.try(() => {
-      const db = new DatabaseSync(file, { readOnly: true })
-      try {
-        const row = db.prepare("SELECT max(migration_id) AS v FROM effect_sql_migrations").get() as
-          | { v: number | null }
-          | undefined
-        return row?.v ?? 0
-      } finally {
-        db.close()
-      }
-    }).pipe(Effect.orElseSucceed(() => -1))
+    const found = yield* storedSchemaVersion(file)
     checks.push(
       found === schemaVersion
         ? { name: "store", ok: true, level: "ok", message: `${file} (schema version ${found})` }
