@@ -2,6 +2,50 @@ import * as effectEslint from "@effect/eslint-plugin"
 import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
+/** A relative import that leaves the folder (`../x/…` at any depth) into one of `folders`. */
+const into = (folders) => `^(\\.\\./)+(${folders.join("|")})/`
+const restrict = (files, patterns) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { patterns }] }
+})
+/** Technologies a service may not bind itself to: they are chosen in src/layers/. */
+const drivers = {
+  group: ["node:sqlite", "pg", "mysql2", "mysql2/*", "@effect/sql-pg", "@effect/sql-mysql2", "@effect/platform-node"],
+  message: "A service depends on abstractions (SqlClient, FileSystem…); the technology is chosen in src/layers/."
+}
+const noConsoleError = {
+  selector: "MemberExpression[object.name='Console'][property.name='error']",
+  message: "Use stderrLine (src/services/AppEnv.ts): Console.error is dropped while a CLI command runs."
+}
+const importBoundaries = [
+  restrict(["src/domain/**/*.ts"], [{ regex: "^\\.\\./", message: "src/domain imports nothing of ours." }]),
+  restrict(["src/errors/**/*.ts"], [{
+    regex: "^\\.\\./(?!domain/)",
+    message: "src/errors may import src/domain only."
+  }]),
+  restrict(["src/classifier/**/*.ts", "src/dora/**/*.ts", "src/migrations/**/*.ts"], [{
+    regex: "^\\.\\./(?!domain/|errors/)",
+    message: "Pure parts (classifier, dora, migrations) may import src/domain and src/errors only."
+  }]),
+  restrict(["src/services/**/*.ts"], [
+    {
+      regex: into(["layers", "programs", "migrations"]),
+      message: "src/services may import domain, errors and pure parts, never layers or programs."
+    },
+    drivers
+  ]),
+  restrict(["src/layers/**/*.ts"], [{
+    regex: into(["programs"]),
+    message: "src/layers implement services; programs compose them, not the reverse."
+  }]),
+  ...["cli", "mcp", "http"].map((program) =>
+    restrict([`src/programs/${program}/**/*.{ts,mjs}`], [{
+      regex: `^(\\.\\./)+(${["cli", "mcp", "http"].filter((p) => p !== program).join("|")})/`,
+      message: "A program never reaches into another program."
+    }])
+  )
+]
+
 export default tseslint.config(
   {
     ignores: [
@@ -42,15 +86,22 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }]
     }
   },
+  // What each folder may import (docs/architecture.md): a wrong-way arrow fails the build.
+  ...importBoundaries,
   {
     // While a CLI command runs, Console.error is reserved for @effect/cli's parse errors (which the CLI
     // drops and reprints in the registry's shape): programs write human lines with stderrLine.
     files: ["src/**/*.ts"],
     ignores: ["src/programs/cli/main.ts"],
+    rules: { "no-restricted-syntax": ["error", noConsoleError] }
+  },
+  {
+    // A lazy import() is an import too: a service never loads a layer or a program.
+    files: ["src/services/**/*.ts"],
     rules: {
-      "no-restricted-syntax": ["error", {
-        selector: "MemberExpression[object.name='Console'][property.name='error']",
-        message: "Use stderrLine (src/services/AppEnv.ts): Console.error is dropped while a CLI command runs."
+      "no-restricted-syntax": ["error", noConsoleError, {
+        selector: "ImportExpression[source.value=/(^|\\/)(layers|programs|migrations)\\//]",
+        message: "src/services may import domain, errors and pure parts, never layers or programs."
       }]
     }
   },
