@@ -251,7 +251,9 @@ const phaseOfFrame = (src, cf) => {
   ) return "connector + DB driver (reading the source)"
   if (/src\/layers\/connectors\//.test(src)) return "connector + DB driver (reading the source)"
   if (/src\/classifier\/|src\/services\/Classifier/.test(src)) return "classification"
-  if (/src\/services\/Store|src\/layers\/store\/|src\/layers\/NodeSqlite|src\/layers\/Sql|src\/migrations\//.test(src)) {
+  if (
+    /src\/services\/Store|src\/layers\/store\/|src\/layers\/NodeSqlite|src\/layers\/Sql|src\/migrations\//.test(src)
+  ) {
     return "Store: SQLite index.db (reads + writes)"
   }
   if (/src\/services\/Scanner/.test(src)) return "scanner orchestration"
