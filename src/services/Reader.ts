@@ -17,7 +17,15 @@ import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compl
 import type { ClassValue } from "../domain/Metadata.js"
 import { DatasetNotFound, type InvalidParam } from "../errors/index.js"
 import { makeReaderCaches } from "./reader/cache.js"
-import { changesLimits, parseDatasetFilter, parseLimit, parseQuery, parseSince, searchLimits } from "./reader/input.js"
+import {
+  changesLimits,
+  changeWindow,
+  parseDatasetFilter,
+  parseLimit,
+  parseQuery,
+  parseSince,
+  searchLimits
+} from "./reader/input.js"
 import {
   boundBytes,
   type ConfiguredSource,
@@ -28,6 +36,8 @@ import {
   toDatasetSummary,
   toEdge,
   toGlossaryTerm,
+  toRopaColumn,
+  toRopaSource,
   toSourceState
 } from "./reader/resources.js"
 import { ftsQuery, rankHits, searchCandidates, searchPage } from "./reader/search.js"
@@ -199,32 +209,18 @@ export const ReaderLive = Layer.effect(
       Effect.gen(function*() {
         const limit = yield* parseLimit(rawLimit, changesLimits)
         const since = yield* parseSince(rawSince)
-        let sinceSeq: number | undefined
-        let sinceAt: string | undefined
-        let sinceLabel: string | null = null
-        if (since === undefined) {
-          const last = yield* orDie(store.lastScan)
-          if (last !== null) {
-            sinceAt = new Date(Date.parse(last.started_at) - 1).toISOString()
-            sinceLabel = `last scan (${last.started_at})`
-          }
-        } else if ("seq" in since) {
-          sinceSeq = since.seq
-          sinceLabel = String(since.seq)
-        } else {
-          sinceAt = since.at
-          sinceLabel = since.at
-        }
+        const last = since === undefined ? yield* orDie(store.lastScan) : null
+        const range = changeWindow(since, last?.started_at ?? null)
         const { rows, total } = yield* orDie(
           store.changes({
             limit,
-            ...(sinceSeq !== undefined ? { sinceSeq } : {}),
-            ...(sinceAt !== undefined ? { sinceAt } : {})
+            ...(range.sinceSeq !== undefined ? { sinceSeq: range.sinceSeq } : {}),
+            ...(range.sinceAt !== undefined ? { sinceAt: range.sinceAt } : {})
           })
         )
         const changes = boundBytes(rows.map(toChange))
         return {
-          since: sinceLabel,
+          since: range.label,
           returned: changes.length,
           total,
           truncated: total > changes.length,
@@ -252,36 +248,12 @@ export const ReaderLive = Layer.effect(
     }))
 
     const compliance = orDie(Effect.gen(function*() {
-      const cols = yield* store.ropaColumns
-      const edges = yield* store.edges()
-      const sources = yield* store.sources
-      const annotations = yield* store.annotations
+      const columns = (yield* store.ropaColumns).map(toRopaColumn)
+      const edges = (yield* store.edges()).map((e) => ({ from: e.from_id, to: e.to_id }))
       const conf = new Map((cfg.configuredSources ?? []).map((s) => [s.id, s]))
-      return draftRopa({
-        columns: cols.map((c) => ({
-          datasetId: c.dataset_id,
-          source: c.source_id,
-          schema: c.schema_name,
-          table: c.table_name,
-          kind: c.kind,
-          column: c.name,
-          value: c.value,
-          category: c.category,
-          primaryKey: c.is_pk === 1,
-          ref: c.ref
-        })),
-        edges: edges.map((e) => ({ from: e.from_id, to: e.to_id })),
-        sources: sources.map((s) => ({
-          id: s.id,
-          kind: s.kind,
-          label: conf.get(s.id)?.label ?? s.label,
-          region: conf.get(s.id)?.region ?? s.region,
-          role: conf.get(s.id)?.role ?? null
-        })),
-        controller: cfg.controller,
-        annotations,
-        now: cfg.now()
-      })
+      const sources = (yield* store.sources).map((s) => toRopaSource(s, conf.get(s.id)))
+      const annotations = yield* store.annotations
+      return draftRopa({ columns, edges, sources, controller: cfg.controller, annotations, now: cfg.now() })
     }))
 
     const glossary = orDie(Effect.gen(function*() {

@@ -108,6 +108,28 @@ export const parseSince = (raw: unknown): Effect.Effect<Since | undefined, Inval
     )
   })
 
+/**
+ * Which change-log entries a read covers, and how the answer names it: after a sequence number, from
+ * an instant, or (no `since`) from the start of the last scan; everything when there was no scan.
+ */
+export interface ChangeWindow {
+  readonly sinceSeq?: number
+  readonly sinceAt?: string
+  readonly label: string | null
+}
+
+export const changeWindow = (since: Since | undefined, lastScanStartedAt: string | null): ChangeWindow => {
+  if (since === undefined) {
+    return lastScanStartedAt === null
+      ? { label: null }
+      : {
+        sinceAt: new Date(Date.parse(lastScanStartedAt) - 1).toISOString(),
+        label: `last scan (${lastScanStartedAt})`
+      }
+  }
+  return "seq" in since ? { sinceSeq: since.seq, label: String(since.seq) } : { sinceAt: since.at, label: since.at }
+}
+
 /** `q`: words separated by blanks, at least one of them searchable; else INVALID_PARAM naming `q`. */
 export const parseQuery = (raw: unknown): Effect.Effect<SearchQuery, InvalidParam> =>
   Effect.suspend(() => {

@@ -20,6 +20,7 @@ import { coverageLine } from "../../domain/Catalog.js"
 import type { GlossaryTerm } from "../../domain/Compliance.js"
 import type { ClassValue } from "../../domain/Metadata.js"
 import { redact } from "../Redact.js"
+import type { RopaColumn, RopaSource } from "../Ropa.js"
 import type { ChangeRow, ColumnRow, DatasetRow, EdgeRow, GlossaryRow, SourceRow, StoreReader } from "../Store.js"
 import { summarizeChange } from "./changes.js"
 
@@ -249,4 +250,29 @@ export const toGlossaryTerm = (g: GlossaryRow): GlossaryTerm => ({
   datasets: JSON.parse(g.datasets) as Array<string>,
   updatedAt: g.updated_at,
   ...(g.by !== null ? { by: g.by } : {})
+})
+
+/** A personal-data column as the RoPA draft reads it. */
+export type RopaColumnRow = Effect.Effect.Success<Context.Tag.Service<StoreReader>["ropaColumns"]>[number]
+
+export const toRopaColumn = (c: RopaColumnRow): RopaColumn => ({
+  datasetId: c.dataset_id,
+  source: c.source_id,
+  schema: c.schema_name,
+  table: c.table_name,
+  kind: c.kind,
+  column: c.name,
+  value: c.value,
+  category: c.category,
+  primaryKey: c.is_pk === 1,
+  ref: c.ref
+})
+
+/** A source as the RoPA draft reads it: catalog.yml's label, region and role over the scan's. */
+export const toRopaSource = (s: SourceRow, conf: ConfiguredSource | undefined): RopaSource => ({
+  id: s.id,
+  kind: s.kind,
+  label: conf?.label ?? s.label,
+  region: conf?.region ?? s.region,
+  role: conf?.role ?? null
 })

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { toErrorBody } from "../../../src/errors/index.js"
 import {
   changesLimits,
+  changeWindow,
   parseDatasetFilter,
   parseLimit,
   parseQuery,
@@ -121,6 +122,21 @@ describe("parseSince", () => {
         }, `since ${JSON.stringify(raw)}`)
       }
     }))
+})
+
+describe("changeWindow", () => {
+  it("after a sequence number, from an instant, or from just before the last scan started", () => {
+    assert.deepStrictEqual(changeWindow({ seq: 0 }, "2026-01-01T00:00:00.000Z"), { sinceSeq: 0, label: "0" })
+    assert.deepStrictEqual(changeWindow({ at: "2026-01-31T10:00:00.000Z" }, null), {
+      sinceAt: "2026-01-31T10:00:00.000Z",
+      label: "2026-01-31T10:00:00.000Z"
+    })
+    assert.deepStrictEqual(changeWindow(undefined, "2026-01-05T08:00:00.000Z"), {
+      sinceAt: "2026-01-05T07:59:59.999Z",
+      label: "last scan (2026-01-05T08:00:00.000Z)"
+    })
+    assert.deepStrictEqual(changeWindow(undefined, null), { label: null })
+  })
 })
 
 describe("parseQuery", () => {

@@ -11,6 +11,8 @@ import {
   toDataset,
   toDatasetSummary,
   toEdge,
+  toRopaColumn,
+  toRopaSource,
   toSourceState
 } from "../../../src/services/reader/resources.js"
 import type { SourceRow } from "../../../src/services/Store.js"
@@ -221,6 +223,63 @@ describe("sources and coverage", () => {
     })
     assert.isTrue(coverageOf([ok]).complete)
     assert.isFalse(coverageOf([]).complete)
+  })
+})
+
+describe("RoPA inputs", () => {
+  it("a personal-data column and a source as the draft reads them", () => {
+    assert.deepStrictEqual(
+      toRopaColumn({
+        dataset_id: "pg/crm/users",
+        source_id: "pg",
+        schema_name: "crm",
+        table_name: "users",
+        kind: "table",
+        name: "email",
+        value: "personal",
+        category: "contact",
+        is_pk: 0,
+        ref: null
+      }),
+      {
+        datasetId: "pg/crm/users",
+        source: "pg",
+        schema: "crm",
+        table: "users",
+        kind: "table",
+        column: "email",
+        value: "personal",
+        category: "contact",
+        primaryKey: false,
+        ref: null
+      }
+    )
+    const scanned: SourceRow = {
+      id: "pg",
+      kind: "postgres",
+      driver: "pg",
+      label: "scanned",
+      region: "eu-west-1",
+      user_authored: 0,
+      status: "ok",
+      error_code: null,
+      error_message: null,
+      server_version: "16",
+      last_attempt_at: "2026-01-01T00:00:00.000Z",
+      last_ok_at: "2026-01-01T00:00:00.000Z",
+      datasets: 1
+    }
+    assert.deepStrictEqual(toRopaSource(scanned, undefined), {
+      id: "pg",
+      kind: "postgres",
+      label: "scanned",
+      region: "eu-west-1",
+      role: null
+    })
+    assert.deepStrictEqual(
+      toRopaSource(scanned, { id: "pg", kind: "postgres", driver: "pg", label: "CRM", role: "processor" }),
+      { id: "pg", kind: "postgres", label: "CRM", region: "eu-west-1", role: "processor" }
+    )
   })
 })
 
