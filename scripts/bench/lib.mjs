@@ -257,7 +257,7 @@ const phaseOfFrame = (src, cf) => {
     return "Store: SQLite index.db (reads + writes)"
   }
   if (/src\/services\/Scanner/.test(src)) return "scanner orchestration"
-  if (/src\/services\/Reader/.test(src)) return "Reader (status/queries)"
+  if (/src\/services\/[Rr]eader/.test(src)) return "Reader (status/queries)"
   if (/node_modules\/@effect\/(cli|platform|platform-node)\//.test(src) || /src\/programs\/|src\/bin\.ts/.test(src)) {
     return "CLI parsing / output"
   }

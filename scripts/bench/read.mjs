@@ -532,7 +532,7 @@ const readPhase = (src, cf) => {
   }
   if (src === null) return null
   if (/src\/services\/Store|src\/layers\/(store\/|NodeSqlite|Sql)/.test(src)) return "Store: SQLite index.db reads"
-  if (/src\/services\/Reader/.test(src)) return "Reader (assembling answers)"
+  if (/src\/services\/[Rr]eader/.test(src)) return "Reader (assembling answers)"
   if (/src\/programs\/http\//.test(src)) return "HTTP front + handlers (src/programs/http)"
   if (/src\/programs\/mcp\//.test(src)) return "MCP tools (src/programs/mcp)"
   if (/node_modules\/(zod|ajv|zod-to-json-schema)\//.test(src)) return "MCP SDK schema validation (zod / ajv)"
