@@ -15,7 +15,7 @@ import type {
 } from "../domain/Catalog.js"
 import type { DoraState, Glossary, Provenance, RopaDraft } from "../domain/Compliance.js"
 import type { ClassValue } from "../domain/Metadata.js"
-import { DatasetNotFound, type InvalidParam } from "../errors/index.js"
+import { DatasetNotFound, type InvalidParam, type SchemaMigrationRequired } from "../errors/index.js"
 import { makeReaderCaches } from "./reader/cache.js"
 import {
   changesLimits,
@@ -42,7 +42,7 @@ import {
 } from "./reader/resources.js"
 import { ftsQuery, rankHits, searchCandidates, searchPage } from "./reader/search.js"
 import { draftRopa } from "./Ropa.js"
-import { type DatasetRow, type SourceRow, StoreReader } from "./Store.js"
+import { type DatasetRow, type SourceRow, type StoreError, StoreReader } from "./Store.js"
 
 export { changesLimits, parseLimit, parseSince, parseTimestamp, searchLimits, type Since } from "./reader/input.js"
 export {
@@ -73,30 +73,36 @@ export interface ReaderConfig {
   readonly catalogOnly: boolean
   readonly now: () => Date
 }
+/** A catalog row this version cannot read (the store's SCHEMA_MIGRATION_REQUIRED, naming the table). */
+export type StoreRowInvalid = SchemaMigrationRequired
+
 export class ReaderConfigTag extends Context.Tag("catalog/ReaderConfig")<ReaderConfigTag, ReaderConfig>() {}
 
 export class Reader extends Context.Tag("catalog/Reader")<Reader, {
-  readonly status: Effect.Effect<Status>
-  readonly datasets: Effect.Effect<DatasetList>
+  readonly status: Effect.Effect<Status, StoreRowInvalid>
+  readonly datasets: Effect.Effect<DatasetList, StoreRowInvalid>
   /**
    * One dataset. `param` is the caller's own name for the id (its surface's parameter): DATASET_NOT_FOUND
    * names it. It defaults to `id`, what get_dataset and /datasets/:id call it.
    */
-  readonly dataset: (id: string, param?: string) => Effect.Effect<Dataset, DatasetNotFound>
-  readonly search: (q: unknown, limit?: unknown) => Effect.Effect<SearchResult, InvalidParam>
+  readonly dataset: (id: string, param?: string) => Effect.Effect<Dataset, DatasetNotFound | StoreRowInvalid>
+  readonly search: (q: unknown, limit?: unknown) => Effect.Effect<SearchResult, InvalidParam | StoreRowInvalid>
   /**
    * Every lineage edge, or one dataset's. `param` is the caller's own name for that dataset id (HTTP
    * `dataset`, MCP `datasetId`, CLI `--dataset`): DATASET_NOT_FOUND and INVALID_PARAM (an empty id) name it.
    */
-  readonly lineage: (datasetId?: string, param?: string) => Effect.Effect<LineageList, DatasetNotFound | InvalidParam>
-  readonly changes: (since?: unknown, limit?: unknown) => Effect.Effect<ChangeList, InvalidParam>
-  readonly sourceStates: Effect.Effect<ReadonlyArray<SourceState>>
-  readonly provenance: Effect.Effect<Provenance>
+  readonly lineage: (
+    datasetId?: string,
+    param?: string
+  ) => Effect.Effect<LineageList, DatasetNotFound | InvalidParam | StoreRowInvalid>
+  readonly changes: (since?: unknown, limit?: unknown) => Effect.Effect<ChangeList, InvalidParam | StoreRowInvalid>
+  readonly sourceStates: Effect.Effect<ReadonlyArray<SourceState>, StoreRowInvalid>
+  readonly provenance: Effect.Effect<Provenance, StoreRowInvalid>
   /** The RoPA draft (Art. 30): activities and their legal fields with status. */
-  readonly compliance: Effect.Effect<RopaDraft>
-  readonly glossary: Effect.Effect<Glossary>
+  readonly compliance: Effect.Effect<RopaDraft, StoreRowInvalid>
+  readonly glossary: Effect.Effect<Glossary, StoreRowInvalid>
   /** The DORA register draft, or `{ inScope: false, register: null }`. */
-  readonly dora: Effect.Effect<DoraState>
+  readonly dora: Effect.Effect<DoraState, StoreRowInvalid>
 }>() {}
 
 export const ReaderLive = Layer.effect(
@@ -105,7 +111,10 @@ export const ReaderLive = Layer.effect(
     const store = yield* StoreReader
     const cfg = yield* ReaderConfigTag
     const caches = makeReaderCaches()
-    const orDie = <A, E>(e: Effect.Effect<A, E>) => Effect.orDie(e)
+    // A database failure is a defect (INTERNAL_ERROR); a row that does not decode stays the store's
+    // coded error (SCHEMA_MIGRATION_REQUIRED), which every surface prints as it prints any registry error.
+    const orDie = <A>(e: Effect.Effect<A, StoreError>): Effect.Effect<A, StoreRowInvalid> =>
+      Effect.catchTag(e, "SqlError", (cause) => Effect.die(cause))
 
     const sourceStates = orDie(Effect.gen(function*() {
       const rows = yield* store.sources

@@ -10,7 +10,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchem
 import { Option, Schema, SchemaAST } from "effect"
 import { ChangeList, Dataset, DatasetList, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
-import { DatasetNotFound, InvalidParam } from "../../errors/index.js"
+import { DatasetNotFound, InvalidParam, SchemaMigrationRequired } from "../../errors/index.js"
 import { changesLimits, searchLimits } from "../../services/Reader.js"
 import { version } from "../../version.js"
 
@@ -205,6 +205,7 @@ export class Api extends HttpApi.make("catalog")
   .add(compliance)
   .add(meta)
   .addError(InvalidParam)
+  .addError(SchemaMigrationRequired)
   .addError(InternalErrorBody)
   .prefix(apiPrefix)
   .annotate(OpenApi.Title, "local-data-catalog read API")

@@ -8,7 +8,7 @@ import { type Context, type Effect, JSONSchema, Schema } from "effect"
 import { mcpTools } from "../../domain/Agents.js"
 import { ChangeList, Dataset, LineageList, SearchResult } from "../../domain/Catalog.js"
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../domain/Compliance.js"
-import type { DatasetNotFound, InvalidParam } from "../../errors/index.js"
+import type { DatasetNotFound, InvalidParam, SchemaMigrationRequired } from "../../errors/index.js"
 import { changesLimits, type Reader, searchLimits } from "../../services/Reader.js"
 
 /** A JSON Schema object, as published in `tools/list`. */
@@ -37,7 +37,7 @@ export interface Tool {
   readonly run: (
     args: unknown,
     reader: Context.Tag.Service<Reader>
-  ) => Effect.Effect<unknown, DatasetNotFound | InvalidParam>
+  ) => Effect.Effect<unknown, DatasetNotFound | InvalidParam | SchemaMigrationRequired>
 }
 
 /** The error body every surface shares (`toErrorBody`): `isError` results carry it as `structuredContent`. */
@@ -112,7 +112,10 @@ const define = <A, I, O, OI>(
     readonly input: Schema.Schema<A, I> | null
     readonly expects: { readonly [K in keyof A]-?: string }
     readonly output: Schema.Schema<O, OI>
-    readonly run: (args: A, reader: Context.Tag.Service<Reader>) => Effect.Effect<O, DatasetNotFound | InvalidParam>
+    readonly run: (
+      args: A,
+      reader: Context.Tag.Service<Reader>
+    ) => Effect.Effect<O, DatasetNotFound | InvalidParam | SchemaMigrationRequired>
   }
 ): Tool => {
   const input = (spec.input ?? noArgumentsDecoder) as unknown as Schema.Schema<unknown>

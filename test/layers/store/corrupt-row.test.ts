@@ -3,10 +3,12 @@
  * the tool's back) is refused at the SQL edge with SCHEMA_MIGRATION_REQUIRED naming the table, through
  * the built CLI — never a cast that lets it through, never an unexplained crash.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliResult, runCli, tempProject } from "../../utils/cli.js"
+import { binPath, type CliResult, runCli, spawnCli, tempProject } from "../../utils/cli.js"
 
 interface ErrorJson {
   readonly error: { readonly code: string; readonly message: string; readonly fix?: string }
@@ -47,6 +49,52 @@ describe("a row of index.db that does not decode", () => {
       expect(error.message).toContain("m_evidence")
       expect(error.message).not.toContain("oops")
       expect(error.fix).toMatch(/delete \.catalog and re-scan/)
+    }
+  })
+
+  it("reads as SCHEMA_MIGRATION_REQUIRED on every read surface: CLI show, HTTP (409) and the MCP tool", async () => {
+    const shown = cli("show", "shop/main/customers", "--json")
+    expect(shown.code).toBe(1)
+    expect(errorOf(shown).code).toBe("SCHEMA_MIGRATION_REQUIRED")
+
+    const server = spawnCli(["open", "--port", "0", "--json"], { cwd: p.dir, env })
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = ""
+        const t = setTimeout(() => reject(new Error("catalog open did not start")), 30_000)
+        server.stdout!.on("data", (c: Buffer) => {
+          out += c.toString()
+          if (out.includes("\n")) {
+            clearTimeout(t)
+            resolve((JSON.parse(out.split("\n")[0]!) as { port: number }).port)
+          }
+        })
+      })
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/datasets/shop/main/customers`)
+      expect(res.status).toBe(409)
+      const body = (await res.json()) as ErrorJson
+      expect(body.error.code).toBe("SCHEMA_MIGRATION_REQUIRED")
+      expect(body.error.message).toContain("m_evidence")
+    } finally {
+      server.kill("SIGTERM")
+    }
+
+    const client = new Client({ name: "corrupt-row", version: "0" })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [binPath, "mcp"],
+        cwd: p.dir,
+        env: { CATALOG_DATA: path.join(p.dir, ".catalog"), CATALOG_CONFIG: path.join(p.dir, "catalog.yml") },
+        stderr: "pipe"
+      })
+    )
+    try {
+      const r = await client.callTool({ name: "get_dataset", arguments: { id: "shop/main/customers" } })
+      expect(r.isError).toBe(true)
+      expect((r.structuredContent as ErrorJson).error.code).toBe("SCHEMA_MIGRATION_REQUIRED")
+    } finally {
+      await client.close()
     }
   })
 })
