@@ -160,6 +160,18 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
           region: source.region ?? null,
           userAuthored: false
         }
+        /** The source's line of the scan report (same key order for every outcome). */
+        const report = (r: Pick<SourceReport, "reached" | "datasets" | "columns" | "personal" | "error">) =>
+          reports.push({
+            id: source.id,
+            kind: source.kind,
+            reached: r.reached,
+            datasets: r.datasets,
+            columns: r.columns,
+            personal: r.personal,
+            ms,
+            error: r.error
+          })
         if (result._tag === "Right") {
           const raw = result.right
           const columns = raw.datasets.reduce((n, d) => n + d.columns.length, 0)
@@ -172,16 +184,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
               source: d.rowEstimateSource
             }))
             outcomes.push({ _tag: "Unchanged", ...base, serverVersion: raw.serverVersion, estimates })
-            reports.push({
-              id: source.id,
-              kind: source.kind,
-              reached: true,
-              datasets: raw.datasets.length,
-              columns,
-              personal: 0,
-              ms,
-              error: null
-            })
+            report({ reached: true, datasets: raw.datasets.length, columns, personal: 0, error: null })
             continue
           }
           const verdicts = classifier.classifySource(raw.datasets)
@@ -195,16 +198,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
             ...(raw.edges !== undefined ? { edges: raw.edges } : {})
           })
           const personal = verdicts.reduce((n, vs) => n + vs.filter((v) => v.value !== "not").length, 0)
-          reports.push({
-            id: source.id,
-            kind: source.kind,
-            reached: true,
-            datasets: raw.datasets.length,
-            columns,
-            personal,
-            ms,
-            error: null
-          })
+          report({ reached: true, datasets: raw.datasets.length, columns, personal, error: null })
         } else {
           const e = result.left
           const unreachable = e instanceof SourceUnreachable
@@ -216,14 +210,11 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
             errorCode: e.code,
             errorMessage: redact(e.message, known)
           })
-          reports.push({
-            id: source.id,
-            kind: source.kind,
+          report({
             reached: false,
             datasets: 0,
             columns: 0,
             personal: 0,
-            ms,
             error: { code: e.code, message: e.message, fix: isCatalogError(e) ? e.fix : null }
           })
         }

@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "../../src/programs/cli/Cli.js"
 import { commandTree, groupOptions } from "../../src/programs/cli/CommandTree.js"
-import { specCodes } from "../unit/errors.test.js"
+import { specCodes } from "../errors/errors.test.js"
 import { type CliResult, runCli, tempProject, writeFile } from "../utils/cli.js"
 
 interface ErrorJson {

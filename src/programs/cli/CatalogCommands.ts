@@ -20,7 +20,7 @@ import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
 import { Describe, type DescribedColumn, type DescribedDataset, DescribeLive } from "../../services/Describe.js"
 import { Glossary, GlossaryLive } from "../../services/Glossary.js"
 import { Lineage, LineageLive } from "../../services/Lineage.js"
-import type { EdgeRow } from "../../services/Store.js"
+import { toEdge } from "../../services/reader/resources.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { needsSubcommand, positionals } from "./usage.js"
 
@@ -46,16 +46,6 @@ const requireCatalog = Effect.gen(function*() {
 const writing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.zipRight(requireCatalog, effect.pipe(Effect.provide(CatalogWriteLive)))
 
-const edgeJson = (e: EdgeRow) => ({
-  id: e.id,
-  from: e.from_id,
-  to: e.to_id,
-  origin: e.origin,
-  resolvable: e.from_known > 0 && e.to_known > 0,
-  createdAt: e.created_at,
-  ...(e.by !== null ? { by: e.by } : {})
-})
-
 // ── lineage add / remove ──────────────────────────────────────────────────────────────────────
 export const lineageAdd = Command.make("add", {
   args: Args.text({ name: "fromDatasetId toDatasetId" }).pipe(
@@ -74,7 +64,7 @@ export const lineageAdd = Command.make("add", {
     })
     const by = actor(yield* AppEnv)
     const r = yield* Effect.catchTag((yield* Lineage).add(from, to, by), "SqlError", Effect.die)
-    yield* emit({ created: r.created, edge: edgeJson(r.edge) }, (x) =>
+    yield* emit({ created: r.created, edge: toEdge(r.edge) }, (x) =>
       `${x.created ? green("Added") : "Already asserted:"} user edge ${bold(x.edge.id)}: ${x.edge.from} → ${x.edge.to}${
         x.edge.by !== undefined ? dim(` (by ${x.edge.by})`) : ""
       }\n` +
@@ -100,7 +90,7 @@ export const lineageRemove = Command.make(
       })
       const by = actor(yield* AppEnv)
       const r = yield* Effect.catchTag((yield* Lineage).remove(id, by), "SqlError", Effect.die)
-      yield* emit({ id: r.id, removed: r.removed, edge: r.edge !== null ? edgeJson(r.edge) : null, by }, (x) =>
+      yield* emit({ id: r.id, removed: r.removed, edge: r.edge !== null ? toEdge(r.edge) : null, by }, (x) =>
         x.removed && x.edge !== null
           ? `Removed user edge ${bold(x.id)}: ${x.edge.from} → ${x.edge.to}.`
           : `Edge ${x.id} was already removed; nothing to do.`)

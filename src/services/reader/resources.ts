@@ -144,6 +144,13 @@ export const toChange = (r: ChangeRow): ChangeEntry => {
 /** A row of the dataset list: the dataset with its column count and its columns per class. */
 export type DatasetListRow = Effect.Effect.Success<Context.Tag.Service<StoreReader>["datasets"]>[number]
 
+/** A dataset's row count: the planner's estimate, how it reads, and where it came from. */
+const rowCountOf = (d: Pick<DatasetRow, "row_estimate" | "row_estimate_source">) => ({
+  estimate: d.row_estimate,
+  display: rowCountDisplay(d.row_estimate),
+  source: d.row_estimate_source
+})
+
 export const toDatasetSummary = (d: DatasetListRow): DatasetSummary => {
   const classes = {
     personal: d.personal ?? 0,
@@ -157,11 +164,7 @@ export const toDatasetSummary = (d: DatasetListRow): DatasetSummary => {
     schema: d.schema_name,
     name: d.name,
     kind: d.kind,
-    rowCount: {
-      estimate: d.row_estimate,
-      display: rowCountDisplay(d.row_estimate),
-      source: d.row_estimate_source
-    },
+    rowCount: rowCountOf(d),
     columnCount: d.columns,
     classes,
     highest: highestClass(classes)
@@ -179,11 +182,7 @@ export const toDataset = (d: DatasetRow, cols: ReadonlyArray<Column>, edges: Rea
     name: d.name,
     kind: d.kind,
     comment: d.comment,
-    rowCount: {
-      estimate: d.row_estimate,
-      display: rowCountDisplay(d.row_estimate),
-      source: d.row_estimate_source
-    },
+    rowCount: rowCountOf(d),
     owners: [],
     classes,
     columns: cols,
