@@ -27,7 +27,7 @@ import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/in
 import { actor, AppEnv } from "./AppEnv.js"
 import { ChangeLog } from "./ChangeLog.js"
 import { ConfigFile } from "./ConfigFile.js"
-import { Files, outputFolderTarget, readUserFile } from "./Files.js"
+import { FileError, Files, outputFolderTarget, readUserFile, reasonOf } from "./Files.js"
 import { type DoraCellRow, Store, StoreReader } from "./Store.js"
 
 // ── scope ───────────────────────────────────────────────────────────────────────────────────────
@@ -631,7 +631,12 @@ export const exportDora = Effect.fn("Dora.export")(
       yield* Effect.gen(function*() {
         yield* disk.remove(tmp, { recursive: true })
         for (const f of pkg.files) yield* disk.writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
-        yield* disk.writePrivateFile(`${tmp}.zip`, zipPackage(pkg, now))
+        // Zipping failed inside the same attempt as the writes before: the same refusal, the same clean-up.
+        const zipped = yield* Effect.try({
+          try: () => zipPackage(pkg, now),
+          catch: (e) => new FileError({ reason: reasonOf(e) })
+        })
+        yield* disk.writePrivateFile(`${tmp}.zip`, zipped)
         yield* disk.rename(tmp, folder)
         yield* disk.rename(`${tmp}.zip`, zipFile)
       }).pipe(
