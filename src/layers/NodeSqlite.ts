@@ -8,7 +8,8 @@ import { SqlClient, type SqlConnection, SqlError, Statement } from "@effect/sql"
 import { Context, Effect, Layer, Scope, Stream } from "effect"
 import * as fs from "node:fs"
 import { DatabaseSync, type StatementSync } from "node:sqlite"
-import { privateFileMode, tightenMode } from "../services/Files.js"
+import { privateFileMode } from "../services/Files.js"
+import { tightenMode } from "./NodeFiles.js"
 
 export interface NodeSqliteOptions {
   readonly filename: string

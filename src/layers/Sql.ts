@@ -15,7 +15,7 @@ import compliance from "../migrations/0002_compliance.js"
 import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
 import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
-import { ensurePrivateDir, outputFolderTarget, reasonOf } from "../services/Files.js"
+import { Files, outputFolderTarget } from "../services/Files.js"
 import * as NodeSqlite from "./NodeSqlite.js"
 import { StoreLayers, StoreReaderLive } from "./store/index.js"
 
@@ -67,10 +67,9 @@ const privateDataDir = Effect.gen(function*() {
     what: "a folder for the catalog",
     refuse
   })
-  yield* Effect.try({
-    try: () => ensurePrivateDir(dir, { tighten: true }),
-    catch: (e) => refuse(`The catalog folder ${dir} cannot be created (${reasonOf(e)}).`)
-  })
+  yield* (yield* Files).ensurePrivateDir(dir, { tighten: true }).pipe(
+    Effect.mapError((e) => refuse(`The catalog folder ${dir} cannot be created (${e.reason}).`))
+  )
   return dir
 })
 

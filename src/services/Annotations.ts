@@ -3,7 +3,7 @@
  * `suggested`; confirming is a human act that names its person (CATALOG_SIGNER_EMAIL) and records the
  * activity's fingerprint, so a later change to the activity marks the answer for review.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { RopaInputInvalid, RopaNoneUnconfirmed, SignerRequired } from "../errors/index.js"
 import { actor, AppEnv } from "./AppEnv.js"
 import { Reader } from "./Reader.js"
@@ -68,7 +68,7 @@ export class Annotations extends Effect.Service<Annotations>()("catalog/Annotati
           param: "CATALOG_SIGNER_EMAIL"
         })
       }
-      const at = new Date().toISOString()
+      const at = DateTime.formatIso(yield* DateTime.now)
       yield* Effect.orDie(store.setAnnotation({
         activity_key: key,
         field,

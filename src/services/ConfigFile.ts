@@ -8,7 +8,7 @@ import * as YAML from "yaml"
 import { CatalogFile, type SourceConfig } from "../domain/Config.js"
 import { ConfigInvalid, ConfigNotFound } from "../errors/index.js"
 import { AppEnv, type AppEnvShape, dataDir } from "./AppEnv.js"
-import { ensurePrivateDir, probePath, readUserFile, reasonOf, writePrivate } from "./Files.js"
+import { Files, readUserFile, writePrivate } from "./Files.js"
 
 export interface LoadedConfig {
   /** Absolute path of the file read. */
@@ -243,27 +243,34 @@ const readConfigFile = (e: AppEnvShape, file: string) => {
 export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile", {
   effect: Effect.gen(function*() {
     const env = yield* AppEnv
+    const files = yield* Files
+    const withFiles = Effect.provideService(Files, files)
 
     /** The first candidate that exists (whatever it is: a folder there is reported, not skipped). */
-    const find = (): string | null => configCandidates(env).find((p) => probePath(p).kind !== "missing") ?? null
+    const find = Effect.fn("ConfigFile.find")(function*() {
+      for (const candidate of configCandidates(env)) {
+        if ((yield* files.probe(candidate)).kind !== "missing") return candidate
+      }
+      return null
+    })
     const shown = (file: string) => path.relative(env.cwd, file) || file
 
     /** The config, or `ConfigNotFound`. */
     const load = Effect.fn("ConfigFile.load")(function*() {
-      const file = find()
+      const file = yield* find()
       if (file === null) {
         return yield* new ConfigNotFound({
           message: `No catalog.yml found (looked at ${configCandidates(env).join(", ")}).`
         })
       }
-      const { text } = yield* readConfigFile(env, file)
+      const { text } = yield* withFiles(readConfigFile(env, file))
       const parsed = yield* parseConfigText(text, shown(file))
       return { path: file, baseDir: path.dirname(file), file: parsed } satisfies LoadedConfig
     })
 
     /** The config, or `null` when there is none yet (commands that create it). */
     const loadOptional = Effect.fn("ConfigFile.loadOptional")(function*() {
-      if (find() === null) return null
+      if ((yield* find()) === null) return null
       return yield* load()
     })
 
@@ -272,10 +279,10 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
      * The file as it is must be valid first, and so must the result: nothing invalid is ever written.
      */
     const edit = Effect.fn("ConfigFile.edit")(function*(f: (doc: YAML.Document) => void) {
-      const file = find() ?? defaultConfigPath(env)
-      const exists = probePath(file).kind !== "missing"
+      const file = (yield* find()) ?? defaultConfigPath(env)
+      const exists = (yield* files.probe(file)).kind !== "missing"
       const text = exists
-        ? (yield* readConfigFile(env, file)).text
+        ? (yield* withFiles(readConfigFile(env, file))).text
         : "# local-data-catalog configuration; see catalog.yml.example\nversion: 1\nsources: []\n"
       if (exists) yield* parseConfigText(text, shown(file))
       const doc = YAML.parseDocument(text)
@@ -289,17 +296,17 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
         }))
       // catalog.yml inside the data folder: that folder is the catalog's own, so it is kept private too.
       if (path.dirname(file) === dataDir(env)) {
-        yield* Effect.try({
-          try: () => ensurePrivateDir(path.dirname(file), { tighten: true }),
-          catch: (e) =>
+        yield* files.ensurePrivateDir(path.dirname(file), { tighten: true }).pipe(
+          Effect.mapError((e) =>
             new ConfigInvalid({
-              message: `${path.dirname(file)} cannot be created (${reasonOf(e)}).`,
+              message: `${path.dirname(file)} cannot be created (${e.reason}).`,
               fix: "Set CATALOG_DATA to a folder you can write, or create catalog.yml in the working folder.",
               param: "CATALOG_DATA"
             })
-        })
+          )
+        )
       }
-      yield* writePrivate(
+      yield* withFiles(writePrivate(
         file,
         out,
         (message) =>
@@ -308,7 +315,7 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
             fix: `Make ${path.dirname(file)} writable, or set CATALOG_CONFIG to a writable path.`,
             param: "CATALOG_CONFIG"
           })
-      )
+      ))
       return file
     })
 
@@ -332,7 +339,7 @@ export class ConfigFile extends Effect.Service<ConfigFile>()("catalog/ConfigFile
         const dependent = current?.file.sources.findIndex((s) => s.kind === "dbt" && s.target === id) ?? -1
         if (current !== null && dependent >= 0) {
           const dbt = current.file.sources[dependent]!
-          const text = (yield* readConfigFile(env, current.path)).text
+          const text = (yield* withFiles(readConfigFile(env, current.path))).text
           const node = YAML.parseDocument(text).getIn(["sources", dependent, "target"], true)
           const line = lineOf(text, offsetOf(node))
           return yield* new ConfigInvalid({

@@ -5,7 +5,7 @@
  * stored with `drafted = 1`). A description a human wrote (`drafted = 0`, e.g. from a team catalog
  * import) is never overwritten by a draft. Drafts land in the change-log as `description.drafted`.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import type { Column } from "../domain/Catalog.js"
 import { DescribeEntityUnknown, InvalidParam } from "../errors/index.js"
 import { ChangeLog } from "./ChangeLog.js"
@@ -312,7 +312,7 @@ export const DescribeLive = Layer.effect(
           text = draftColumnText(owner, toColumn(c))
         }
         const prev = yield* store.description(entityId)
-        const at = new Date().toISOString()
+        const at = DateTime.formatIso(yield* DateTime.now)
         if (prev !== null && prev.drafted === 0) {
           return {
             id: entityId,

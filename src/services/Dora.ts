@@ -5,8 +5,7 @@
  * xBRL-CSV package only when the whole register validates (`DORA_NOT_SUBMITTABLE` otherwise).
  */
 import { parse } from "csv-parse/sync"
-import { Effect } from "effect"
-import * as fs from "node:fs"
+import { DateTime, Effect } from "effect"
 import * as path from "node:path"
 import type { DoraRegister, DoraViolation } from "../domain/Compliance.js"
 import { buildPackage, zipPackage } from "../dora/package.js"
@@ -28,7 +27,7 @@ import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/in
 import { actor, AppEnv } from "./AppEnv.js"
 import { ChangeLog } from "./ChangeLog.js"
 import { ConfigFile } from "./ConfigFile.js"
-import { ensurePrivateDir, outputFolderTarget, readUserFile, reasonOf, writePrivateFile } from "./Files.js"
+import { FileError, Files, outputFolderTarget, readUserFile, reasonOf } from "./Files.js"
 import { type DoraCellRow, Store, StoreReader } from "./Store.js"
 
 // ── scope ───────────────────────────────────────────────────────────────────────────────────────
@@ -192,6 +191,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
     const store = yield* Store
     const changeLog = yield* ChangeLog
     const env = yield* AppEnv
+    const files = yield* Files
     const templates = doraTemplates()
 
     const openIn = (entity: DoraEntity, table: string, rowKey?: string) =>
@@ -233,7 +233,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
               fix: "Give the path of a CSV file (relative to the working folder).",
               param: "file"
             })
-        })
+        }).pipe(Effect.provideService(Files, files))
         const records = yield* Effect.try({
           try: () => parseCsv(text),
           catch: (e) =>
@@ -364,7 +364,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
           })
         }
         const by = actor(env)
-        const at = new Date().toISOString()
+        const at = DateTime.formatIso(yield* DateTime.now)
         const previousRows = yield* reader.doraRowCount(table.code)
         const toWrite = rows.flatMap((r): Array<DoraCellRow> =>
           Object.entries(r.cells).map(([column_code, value]) => ({
@@ -433,7 +433,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
         }
         const { key, parts } = yield* resolveRowKey(templates, table, input.rowKey)
         const by = actor(env)
-        const at = new Date().toISOString()
+        const at = DateTime.formatIso(yield* DateTime.now)
         const entityId = (col: string | null) => `${table.code}[${key}]${col !== null ? `.${col}` : ""}`
         if (input.remove) {
           const n = yield* reader.doraCellCount(table.code, key).pipe(Effect.orDie)
@@ -579,7 +579,7 @@ export const violationLines = (violations: ReadonlyArray<DoraViolation>): string
 export const exportDora = Effect.fn("Dora.export")(
   function*(cells: ReadonlyArray<DoraCell>, entity: DoraEntity, options: ExportOptions) {
     const env = yield* AppEnv
-    const now = new Date()
+    const now = yield* DateTime.nowAsDate
     const refPeriod = options.refDate ?? defaultRefPeriod(now)
     if (!isCalendarDate(refPeriod) || refPeriod > now.toISOString().slice(0, 10)) {
       return yield* new DoraInputInvalid({
@@ -624,24 +624,32 @@ export const exportDora = Effect.fn("Dora.export")(
     const folder = path.join(out, pkg.name)
     const zipFile = `${folder}.zip`
     // Private (folders 0700, files 0600), built under temporary names and renamed in: never half a package.
-    yield* Effect.try({
-      try: () => {
-        ensurePrivateDir(out, { tighten: options.out === undefined })
-        const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
-        try {
-          fs.rmSync(tmp, { recursive: true, force: true })
-          for (const f of pkg.files) writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
-          writePrivateFile(`${tmp}.zip`, zipPackage(pkg, now))
-          fs.renameSync(tmp, folder)
-          fs.renameSync(`${tmp}.zip`, zipFile)
-        } catch (e) {
-          fs.rmSync(tmp, { recursive: true, force: true })
-          fs.rmSync(`${tmp}.zip`, { force: true })
-          throw e
-        }
-      },
-      catch: (e) => outRefusal(`The package cannot be written to ${out} (${reasonOf(e)}); nothing was written.`)
-    })
+    const disk = yield* Files
+    yield* Effect.gen(function*() {
+      yield* disk.ensurePrivateDir(out, { tighten: options.out === undefined })
+      const tmp = path.join(out, `.${pkg.name}.${process.pid}.tmp`)
+      yield* Effect.gen(function*() {
+        yield* disk.remove(tmp, { recursive: true })
+        for (const f of pkg.files) yield* disk.writePrivateFile(path.join(tmp, ...f.path.split("/")), f.content)
+        // Zipping failed inside the same attempt as the writes before: the same refusal, the same clean-up.
+        const zipped = yield* Effect.try({
+          try: () => zipPackage(pkg, now),
+          catch: (e) => new FileError({ reason: reasonOf(e) })
+        })
+        yield* disk.writePrivateFile(`${tmp}.zip`, zipped)
+        yield* disk.rename(tmp, folder)
+        yield* disk.rename(`${tmp}.zip`, zipFile)
+      }).pipe(
+        Effect.catchAll((e) =>
+          disk.remove(tmp, { recursive: true }).pipe(
+            Effect.zipRight(disk.remove(`${tmp}.zip`)),
+            Effect.zipRight(Effect.fail(e))
+          )
+        )
+      )
+    }).pipe(
+      Effect.mapError((e) => outRefusal(`The package cannot be written to ${out} (${e.reason}); nothing was written.`))
+    )
     return {
       name: pkg.name,
       package: zipFile,

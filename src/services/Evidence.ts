@@ -2,14 +2,13 @@
  * Evidence bundle: the RoPA draft (JSON and a readable Markdown document), the DORA draft, provenance
  * and a change-log extract, with a manifest of SHA-256 fingerprints. `verify` recomputes them.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { createHash } from "node:crypto"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import type { ChangeList } from "../domain/Catalog.js"
 import type { DoraState, Provenance, RopaDraft } from "../domain/Compliance.js"
 import { EvidenceHashMismatch, InvalidParam } from "../errors/index.js"
-import { moveFolderInto, probePath, reasonOf, stagingFolder, writePrivateFile } from "./Files.js"
+import { Files } from "./Files.js"
 
 export const evidenceFormat = "local-data-catalog/evidence"
 
@@ -25,7 +24,7 @@ export interface Manifest {
   >
 }
 
-const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex")
+const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex")
 
 export const ropaMarkdown = (r: RopaDraft): string => {
   const lines: Array<string> = [
@@ -71,15 +70,23 @@ export const ropaMarkdown = (r: RopaDraft): string => {
 }
 
 /** Whether a folder's entries are an earlier evidence bundle: a manifest of ours, and nothing it does not list. */
-export const earlierBundle = (
+export const earlierBundle = Effect.fn("Evidence.earlierBundle")(function*(
   dir: string,
   entries: ReadonlyArray<string>
-): { readonly generatedAt: string | null; readonly strangers: ReadonlyArray<string> } | null => {
+): Effect.fn.Return<
+  { readonly generatedAt: string | null; readonly strangers: ReadonlyArray<string> } | null,
+  never,
+  Files
+> {
   if (!entries.includes("manifest.json")) return null
+  const files = yield* Files
+  const manifestPath = path.join(dir, "manifest.json")
+  if ((yield* files.probe(manifestPath)).kind !== "file") return null
+  const text = yield* Effect.option(files.readText(manifestPath))
+  if (text._tag === "None") return null
   let manifest: Partial<Manifest>
   try {
-    if (probePath(path.join(dir, "manifest.json")).kind !== "file") return null
-    manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")) as Partial<Manifest>
+    manifest = JSON.parse(text.value) as Partial<Manifest>
   } catch {
     return null
   }
@@ -89,7 +96,7 @@ export const earlierBundle = (
     generatedAt: typeof manifest.generatedAt === "string" ? manifest.generatedAt : null,
     strangers: entries.filter((e) => !listed.has(e))
   }
-}
+})
 
 /**
  * Writes the bundle as a new folder `dir` (0700, files 0600): built beside it under a temporary name,
@@ -105,64 +112,64 @@ export const writeEvidence = (
     readonly provenance: Provenance
     readonly changes: ChangeList
   }
-) =>
-  Effect.try({
-    try: () => {
-      const files: Array<{ file: string; body: string; description: string }> = [
-        {
-          file: "ropa.json",
-          body: `${JSON.stringify(input.ropa, null, 2)}\n`,
-          description: "RoPA draft (Art. 30) as data"
-        },
-        { file: "ropa.md", body: `${ropaMarkdown(input.ropa)}\n`, description: "RoPA draft as a readable document" },
-        {
-          file: "dora.json",
-          body: `${JSON.stringify(input.dora, null, 2)}\n`,
-          description: "DORA Register of Information draft"
-        },
-        {
-          file: "provenance.json",
-          body: `${JSON.stringify(input.provenance, null, 2)}\n`,
-          description: "source reachability, staleness, classifier methods, change-log head"
-        },
-        {
-          file: "changes.json",
-          body: `${JSON.stringify(input.changes, null, 2)}\n`,
-          description: "change-log extract, newest first"
-        }
-      ]
-      const manifest: Manifest = {
-        format: evidenceFormat,
-        version: 1,
-        tool: input.tool,
-        generatedAt: new Date().toISOString(),
-        seal: "draft",
-        stamp: "DRAFT, not an official record",
-        artifacts: files.map((f) => ({
-          file: f.file,
-          sha256: sha256(f.body),
-          bytes: Buffer.byteLength(f.body),
-          description: f.description
-        }))
+): Effect.Effect<Manifest, InvalidParam, Files> =>
+  Effect.gen(function*() {
+    const disk = yield* Files
+    const files: Array<{ file: string; body: string; description: string }> = [
+      {
+        file: "ropa.json",
+        body: `${JSON.stringify(input.ropa, null, 2)}\n`,
+        description: "RoPA draft (Art. 30) as data"
+      },
+      { file: "ropa.md", body: `${ropaMarkdown(input.ropa)}\n`, description: "RoPA draft as a readable document" },
+      {
+        file: "dora.json",
+        body: `${JSON.stringify(input.dora, null, 2)}\n`,
+        description: "DORA Register of Information draft"
+      },
+      {
+        file: "provenance.json",
+        body: `${JSON.stringify(input.provenance, null, 2)}\n`,
+        description: "source reachability, staleness, classifier methods, change-log head"
+      },
+      {
+        file: "changes.json",
+        body: `${JSON.stringify(input.changes, null, 2)}\n`,
+        description: "change-log extract, newest first"
       }
-      const staging = stagingFolder(dir)
-      try {
-        for (const f of files) writePrivateFile(path.join(staging, f.file), f.body)
-        writePrivateFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`)
-        moveFolderInto(staging, dir)
-      } catch (e) {
-        fs.rmSync(staging, { recursive: true, force: true })
-        throw e
-      }
-      return manifest
-    },
-    catch: (e) =>
+    ]
+    const manifest: Manifest = {
+      format: evidenceFormat,
+      version: 1,
+      tool: input.tool,
+      generatedAt: DateTime.formatIso(yield* DateTime.now),
+      seal: "draft",
+      stamp: "DRAFT, not an official record",
+      artifacts: files.map((f) => ({
+        file: f.file,
+        sha256: sha256(f.body),
+        bytes: Buffer.byteLength(f.body),
+        description: f.description
+      }))
+    }
+    const staging = yield* disk.stagingFolder(dir)
+    yield* Effect.gen(function*() {
+      for (const f of files) yield* disk.writePrivateFile(path.join(staging, f.file), f.body)
+      yield* disk.writePrivateFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`)
+      yield* disk.moveFolderInto(staging, dir)
+    }).pipe(
+      Effect.catchAll((e) => Effect.zipRight(disk.remove(staging, { recursive: true }), Effect.fail(e)))
+    )
+    return manifest
+  }).pipe(
+    Effect.mapError((e) =>
       new InvalidParam({
-        message: `The evidence bundle cannot be written to ${dir} (${reasonOf(e)}); nothing was written.`,
+        message: `The evidence bundle cannot be written to ${dir} (${e.reason}); nothing was written.`,
         fix: "Pass --out a folder you can write (default: evidence-<timestamp> in the working folder).",
         param: "out"
       })
-  })
+    )
+  )
 
 const mismatch = (message: string, param: string) =>
   new EvidenceHashMismatch({
@@ -174,19 +181,19 @@ const mismatch = (message: string, param: string) =>
 /** Recomputes every fingerprint; the first mismatch (changed, missing) fails naming the artifact. `dir` is an existing folder (checked by the caller). */
 export const verifyEvidence = (dir: string) =>
   Effect.gen(function*() {
+    const disk = yield* Files
     const manifestPath = path.join(dir, "manifest.json")
-    const kind = probePath(manifestPath).kind
+    const kind = (yield* disk.probe(manifestPath)).kind
     if (kind !== "file") {
       return yield* mismatch(
         `${dir} has no manifest.json${kind === "missing" ? "" : " file"}: it is not an evidence bundle.`,
         "verify"
       )
     }
-    const manifest = yield* Effect.try({
-      try: () => JSON.parse(fs.readFileSync(manifestPath, "utf8")) as unknown,
-      catch: () =>
-        mismatch(`${manifestPath} is not JSON: the manifest was changed after it was written.`, "manifest.json")
-    })
+    const notJson = () =>
+      mismatch(`${manifestPath} is not JSON: the manifest was changed after it was written.`, "manifest.json")
+    const text = yield* Effect.mapError(disk.readText(manifestPath), notJson)
+    const manifest = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: notJson })
     const artifacts =
       typeof manifest === "object" && manifest !== null && (manifest as Partial<Manifest>).format === evidenceFormat
         ? (manifest as Partial<Manifest>).artifacts
@@ -202,20 +209,16 @@ export const verifyEvidence = (dir: string) =>
         "manifest.json"
       )
     }
-    const results = artifacts.map((a) => {
-      // An artifact is a file directly in the bundle: a name that leaves the folder is never read.
-      const inside = a.file === path.basename(a.file) && a.file !== "." && a.file !== ".."
-      const p = path.join(dir, a.file)
-      let actual: string | null = null
-      if (inside && probePath(p).kind === "file") {
-        try {
-          actual = sha256(fs.readFileSync(p))
-        } catch {
-          actual = null
-        }
-      }
-      return { file: a.file, expected: a.sha256, actual, ok: actual === a.sha256 }
-    })
+    const results = yield* Effect.forEach(artifacts, (a) =>
+      Effect.gen(function*() {
+        // An artifact is a file directly in the bundle: a name that leaves the folder is never read.
+        const inside = a.file === path.basename(a.file) && a.file !== "." && a.file !== ".."
+        const p = path.join(dir, a.file)
+        const actual = inside && (yield* disk.probe(p)).kind === "file"
+          ? yield* disk.readBytes(p).pipe(Effect.map(sha256), Effect.orElseSucceed(() => null))
+          : null
+        return { file: a.file, expected: a.sha256, actual, ok: actual === a.sha256 }
+      }))
     const bad = results.filter((r) => !r.ok)
     if (bad.length > 0) {
       return yield* new EvidenceHashMismatch({

@@ -6,10 +6,11 @@
  * a crash, never a read that blocks on a FIFO. Everything the catalog writes is private to the
  * account (folders 0700, files 0600), and a file is replaced atomically (temporary file + rename), so
  * a reader never sees half of it and an interrupted write loses nothing.
+ *
+ * This module is the abstraction: the `Files` service (what the catalog does with files, as Effects)
+ * and the path checks built on it. Its implementation on the local disk is `layers/NodeFiles.ts`.
  */
-import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
-import * as fs from "node:fs"
+import { Context, Data, Effect } from "effect"
 import * as path from "node:path"
 
 /** Mode of every folder the catalog creates (owner only). */
@@ -33,7 +34,10 @@ export interface PathProbe {
   readonly reason?: string
 }
 
-const errnoOf = (e: unknown): string => (typeof e === "object" && e !== null && "code" in e ? String(e.code) : "")
+/** The errno code of a thrown file-system error (`ENOENT`…), or `""`. */
+export const errnoOf = (
+  e: unknown
+): string => (typeof e === "object" && e !== null && "code" in e ? String(e.code) : "")
 
 /** A plain-words reason for a file-system error (no stack, no errno soup). */
 export const reasonOf = (e: unknown): string => {
@@ -64,84 +68,57 @@ export const reasonOf = (e: unknown): string => {
   }
 }
 
-/** What `p` names right now. */
-export const probePath = (p: string): PathProbe => {
-  try {
-    const st = fs.statSync(p, { throwIfNoEntry: false })
-    if (st === undefined) return { kind: "missing", size: 0 }
-    return { kind: st.isFile() ? "file" : st.isDirectory() ? "directory" : "special", size: st.size }
-  } catch (e) {
-    return { kind: "unreachable", size: 0, reason: reasonOf(e) }
-  }
-}
-
-/** What a non-regular path is, found with stat (which never opens it, so a FIFO cannot block). */
-export const describeNonFile = (st: fs.Stats): string =>
-  st.isDirectory()
-    ? "a folder"
-    : st.isFIFO()
-    ? "a named pipe (FIFO)"
-    : st.isCharacterDevice()
-    ? "a character device"
-    : st.isBlockDevice()
-    ? "a block device"
-    : st.isSocket()
-    ? "a socket"
-    : "not a regular file"
-
-const megabytes = (n: number): string => `${(n / (1024 * 1024)).toFixed(n < 1024 * 1024 ? 2 : 0)} MB`
-
 /** The default cap on a file read whole. */
 export const defaultMaxBytes = 64 * 1024 * 1024
 
-const problemOf = (st: fs.Stats, maxBytes: number): string | null =>
-  st.isDirectory()
-    ? "is a folder, not a regular file"
-    : !st.isFile()
-    ? `is ${describeNonFile(st)}, not a regular file`
-    : st.size > maxBytes
-    ? `is ${megabytes(st.size)}, more than the ${megabytes(maxBytes)} it may be`
-    : null
+/** A file operation that failed; `reason` is in plain words (see each operation). Never leaves a service. */
+export class FileError extends Data.TaggedError("FileError")<{ readonly reason: string }> {}
 
-/**
- * Whether `abs` can be read as a regular file, found without opening it. When it cannot, `reason` says
- * why in words that follow the file's name ("does not exist", "is a named pipe (FIFO), not a regular file").
- */
-export const regularFile = (
-  abs: string,
-  maxBytes = defaultMaxBytes
-): { readonly ok: true; readonly size: number } | { readonly ok: false; readonly reason: string } => {
-  let st: fs.Stats | undefined
-  try {
-    st = fs.statSync(abs, { throwIfNoEntry: false })
-  } catch (e) {
-    return { ok: false, reason: `cannot be reached (${reasonOf(e)})` }
-  }
-  if (st === undefined) return { ok: false, reason: "does not exist" }
-  const problem = problemOf(st, maxBytes)
-  return problem === null ? { ok: true, size: st.size } : { ok: false, reason: problem }
+/** What the catalog does with files. Every write is private (folders 0700, files 0600) and atomic. */
+export interface FilesShape {
+  /** What `path` names right now, found without opening it (a FIFO cannot block). */
+  readonly probe: (path: string) => Effect.Effect<PathProbe>
+  /**
+   * Reads `path` whole, only if it is a regular file of at most `maxBytes` (default `defaultMaxBytes`),
+   * re-checked on the open descriptor. `reason` follows the file's name: "does not exist", "is a named
+   * pipe (FIFO), not a regular file", "cannot be read (permission denied)"; never the file's content.
+   */
+  readonly readRegularFile: (path: string, maxBytes?: number) => Effect.Effect<string, FileError>
+  /** Reads a file the caller has probed, as UTF-8 text. */
+  readonly readText: (path: string) => Effect.Effect<string, FileError>
+  /** Reads a file the caller has probed, as bytes. */
+  readonly readBytes: (path: string) => Effect.Effect<Uint8Array, FileError>
+  /** Succeeds when entries may be created in the folder `dir` (write and search access). */
+  readonly checkWritable: (dir: string) => Effect.Effect<void, FileError>
+  /** The names in the folder `dir`. */
+  readonly readDirectory: (dir: string) => Effect.Effect<ReadonlyArray<string>, FileError>
+  /**
+   * Creates `dir` and any missing parents as 0700. With `tighten`, an existing `dir` is set to 0700 too
+   * (folders the catalog owns, such as `.catalog/`, written more openly by older versions).
+   */
+  readonly ensurePrivateDir: (dir: string, options?: { readonly tighten?: boolean }) => Effect.Effect<void, FileError>
+  /**
+   * Writes `content` to `file` atomically as 0600: a temporary file beside it, flushed, then renamed
+   * over it. Missing parent folders are created 0700. A symbolic link is written through (its target
+   * is replaced), so a linked `.env` or `catalog.yml` stays linked.
+   */
+  readonly writePrivateFile: (file: string, content: string | Uint8Array) => Effect.Effect<void, FileError>
+  /** A fresh private folder beside `target` to build a replacement in (`moveFolderInto` puts it in place). */
+  readonly stagingFolder: (target: string) => Effect.Effect<string, FileError>
+  /**
+   * Puts the folder `fresh` at `target`: a rename when `target` is missing or empty; otherwise the old
+   * folder is moved aside, the new one renamed in, and the old one removed — if the second rename fails
+   * the old folder is put back, so `target` is always either the old folder or the new one.
+   */
+  readonly moveFolderInto: (fresh: string, target: string) => Effect.Effect<void, FileError>
+  /** Renames `from` to `to` (one step: a reader sees the old name or the new one). */
+  readonly rename: (from: string, to: string) => Effect.Effect<void, FileError>
+  /** Removes `path` (with `recursive`, a folder and what it holds); nothing there is no failure. */
+  readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, FileError>
 }
 
-/**
- * Reads a file whole, only if it is a regular file: checked with stat first, then opened with
- * O_NONBLOCK (a path swapped for a FIFO in between cannot block the open) and checked again on the
- * open descriptor. Fails with the reason in words that follow the file's name — never its content.
- */
-export const readRegularFile = (abs: string, maxBytes = defaultMaxBytes): Effect.Effect<string, string> =>
-  Effect.suspend(() => {
-    const checked = regularFile(abs, maxBytes)
-    if (!checked.ok) return Effect.fail(checked.reason)
-    let fd: number | undefined
-    try {
-      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
-      const problem = problemOf(fs.fstatSync(fd), maxBytes)
-      return problem === null ? Effect.succeed(fs.readFileSync(fd, "utf8")) : Effect.fail(problem)
-    } catch (e) {
-      return Effect.fail(`cannot be read (${reasonOf(e)})`)
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd)
-    }
-  })
+/** The file system, as services see it. The live one is `NodeFilesLive` (layers/NodeFiles.ts). */
+export class Files extends Context.Tag("catalog/Files")<Files, FilesShape>() {}
 
 /** How a path is named in messages: as the user typed it. */
 const shown = (typed: string): string => (typed === "" ? "\"\"" : typed)
@@ -155,30 +132,32 @@ export interface PathOptions<E> {
 }
 
 /** The nearest folder above `abs` that exists; refuses when a file sits in the way or it cannot be written. */
-const writableAncestor = <E>(abs: string, typed: string, o: PathOptions<E>): Effect.Effect<string, E> =>
-  Effect.suspend(() => {
+const writableAncestor = <E>(abs: string, typed: string, o: PathOptions<E>): Effect.Effect<string, E, Files> =>
+  Effect.gen(function*() {
+    const files = yield* Files
     let dir = path.dirname(abs)
     for (;;) {
-      const p = probePath(dir)
+      const p = yield* files.probe(dir)
       if (p.kind === "directory") break
       if (p.kind === "file" || p.kind === "special") {
-        return Effect.fail(
+        return yield* Effect.fail(
           o.refuse(`${shown(typed)} cannot be created: ${dir} is a file, not a folder; ${o.flag} needs ${o.what}.`)
         )
       }
       if (p.kind === "unreachable") {
-        return Effect.fail(o.refuse(`${shown(typed)} cannot be created: ${dir} cannot be reached (${p.reason}).`))
+        return yield* Effect.fail(
+          o.refuse(`${shown(typed)} cannot be created: ${dir} cannot be reached (${p.reason}).`)
+        )
       }
       const up = path.dirname(dir)
       if (up === dir) break
       dir = up
     }
-    try {
-      fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK)
-    } catch (e) {
-      return Effect.fail(o.refuse(`${shown(typed)} cannot be written: no write access to ${dir} (${reasonOf(e)}).`))
-    }
-    return Effect.succeed(dir)
+    const found = dir
+    yield* files.checkWritable(found).pipe(
+      Effect.mapError((e) => o.refuse(`${shown(typed)} cannot be written: no write access to ${found} (${e.reason}).`))
+    )
+    return found
   })
 
 /** A file the user named, read whole: refuses an empty path, a folder, a pipe or device, a missing, unreadable or oversized file. */
@@ -186,31 +165,33 @@ export const readUserFile = <E>(
   cwd: string,
   typed: string,
   o: PathOptions<E> & { readonly maxBytes?: number }
-): Effect.Effect<{ readonly path: string; readonly text: string }, E> =>
-  Effect.suspend(() => {
-    if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs the path of ${o.what}.`))
+): Effect.Effect<{ readonly path: string; readonly text: string }, E, Files> =>
+  Effect.gen(function*() {
+    if (typed.trim() === "") return yield* Effect.fail(o.refuse(`${o.flag} is empty; it needs the path of ${o.what}.`))
     const abs = path.resolve(cwd, typed)
-    return readRegularFile(abs, o.maxBytes ?? defaultMaxBytes).pipe(
-      Effect.mapError((reason) => o.refuse(`${shown(typed)} ${reason}; ${o.flag} needs ${o.what}.`)),
-      Effect.map((text) => ({ path: abs, text }))
+    const text = yield* (yield* Files).readRegularFile(abs, o.maxBytes ?? defaultMaxBytes).pipe(
+      Effect.mapError((e) => o.refuse(`${shown(typed)} ${e.reason}; ${o.flag} needs ${o.what}.`))
     )
+    return { path: abs, text }
   })
 
 /** A folder the user named, to read from: refuses an empty path, a file, a missing or unreachable folder. */
-export const userFolder = <E>(cwd: string, typed: string, o: PathOptions<E>): Effect.Effect<string, E> =>
-  Effect.suspend(() => {
-    if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs the path of ${o.what}.`))
+export const userFolder = <E>(cwd: string, typed: string, o: PathOptions<E>): Effect.Effect<string, E, Files> =>
+  Effect.gen(function*() {
+    if (typed.trim() === "") return yield* Effect.fail(o.refuse(`${o.flag} is empty; it needs the path of ${o.what}.`))
     const abs = path.resolve(cwd, typed)
-    const p = probePath(abs)
+    const p = yield* (yield* Files).probe(abs)
     switch (p.kind) {
       case "directory":
-        return Effect.succeed(abs)
+        return abs
       case "missing":
-        return Effect.fail(o.refuse(`${shown(typed)} does not exist; ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(o.refuse(`${shown(typed)} does not exist; ${o.flag} needs ${o.what}.`))
       case "unreachable":
-        return Effect.fail(o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(
+          o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`)
+        )
       default:
-        return Effect.fail(o.refuse(`${shown(typed)} is a file, not a folder; ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(o.refuse(`${shown(typed)} is a file, not a folder; ${o.flag} needs ${o.what}.`))
     }
   })
 
@@ -219,24 +200,27 @@ export const outputFileTarget = <E>(
   cwd: string,
   typed: string,
   o: PathOptions<E>
-): Effect.Effect<{ readonly path: string; readonly exists: boolean }, E> =>
-  Effect.suspend(() => {
-    if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs ${o.what}.`))
+): Effect.Effect<{ readonly path: string; readonly exists: boolean }, E, Files> =>
+  Effect.gen(function*() {
+    if (typed.trim() === "") return yield* Effect.fail(o.refuse(`${o.flag} is empty; it needs ${o.what}.`))
     const abs = path.resolve(cwd, typed)
-    const p = probePath(abs)
+    const p = yield* (yield* Files).probe(abs)
     switch (p.kind) {
       case "directory":
-        return Effect.fail(
+        return yield* Effect.fail(
           o.refuse(`${shown(typed)} is a folder; ${o.flag} needs ${o.what}, e.g. ${path.join(typed, "catalog.json")}.`)
         )
       case "special":
-        return Effect.fail(
+        return yield* Effect.fail(
           o.refuse(`${shown(typed)} is not a regular file (a pipe, socket or device); ${o.flag} needs ${o.what}.`)
         )
       case "unreachable":
-        return Effect.fail(o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(
+          o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`)
+        )
       default:
-        return Effect.map(writableAncestor(abs, typed, o), () => ({ path: abs, exists: p.kind === "file" }))
+        yield* writableAncestor(abs, typed, o)
+        return { path: abs, exists: p.kind === "file" }
     }
   })
 
@@ -247,146 +231,49 @@ export interface FolderTarget {
 }
 
 /** Where a folder will be written: refuses a file, a pipe or device, and a place that cannot be written. `entries`: what it holds now. */
-export const outputFolderTarget = <E>(cwd: string, typed: string, o: PathOptions<E>): Effect.Effect<FolderTarget, E> =>
-  Effect.suspend((): Effect.Effect<FolderTarget, E> => {
-    if (typed.trim() === "") return Effect.fail(o.refuse(`${o.flag} is empty; it needs ${o.what}.`))
+export const outputFolderTarget = <E>(
+  cwd: string,
+  typed: string,
+  o: PathOptions<E>
+): Effect.Effect<FolderTarget, E, Files> =>
+  Effect.gen(function*() {
+    if (typed.trim() === "") return yield* Effect.fail(o.refuse(`${o.flag} is empty; it needs ${o.what}.`))
+    const files = yield* Files
     const abs = path.resolve(cwd, typed)
-    const p = probePath(abs)
+    const p = yield* files.probe(abs)
     switch (p.kind) {
       case "file":
-        return Effect.fail(o.refuse(`${shown(typed)} is a file, not a folder; ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(o.refuse(`${shown(typed)} is a file, not a folder; ${o.flag} needs ${o.what}.`))
       case "special":
-        return Effect.fail(
+        return yield* Effect.fail(
           o.refuse(`${shown(typed)} is not a folder (it is a pipe, socket or device); ${o.flag} needs ${o.what}.`)
         )
       case "unreachable":
-        return Effect.fail(o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`))
+        return yield* Effect.fail(
+          o.refuse(`${shown(typed)} cannot be reached (${p.reason}); ${o.flag} needs ${o.what}.`)
+        )
       case "missing":
-        return Effect.map(writableAncestor(abs, typed, o), () => ({ path: abs, exists: false, entries: [] }))
-      case "directory":
-        try {
-          fs.accessSync(abs, fs.constants.W_OK | fs.constants.X_OK)
-          return Effect.succeed({ path: abs, exists: true, entries: fs.readdirSync(abs) })
-        } catch (e) {
-          return Effect.fail(o.refuse(`${shown(typed)} cannot be written (${reasonOf(e)}); ${o.flag} needs ${o.what}.`))
-        }
+        yield* writableAncestor(abs, typed, o)
+        return { path: abs, exists: false, entries: [] }
+      case "directory": {
+        const entries = yield* files.checkWritable(abs).pipe(
+          Effect.zipRight(files.readDirectory(abs)),
+          Effect.mapError((e) =>
+            o.refuse(`${shown(typed)} cannot be written (${e.reason}); ${o.flag} needs ${o.what}.`)
+          )
+        )
+        return { path: abs, exists: true, entries }
+      }
     }
   })
 
-// ── writing (synchronous building blocks; callers wrap them in Effect.try with their own error) ──
-
-/**
- * Creates `dir` and any missing parents as 0700. With `tighten`, an existing `dir` is set to 0700 too
- * (folders the catalog owns, such as `.catalog/`, written more openly by older versions).
- */
-export const ensurePrivateDir = (dir: string, options: { readonly tighten?: boolean } = {}): void => {
-  const missing: Array<string> = []
-  let d = path.resolve(dir)
-  while (probePath(d).kind === "missing") {
-    missing.unshift(d)
-    const up = path.dirname(d)
-    if (up === d) break
-    d = up
-  }
-  for (const m of missing) {
-    try {
-      fs.mkdirSync(m, { mode: privateDirMode })
-    } catch (e) {
-      if (errnoOf(e) !== "EEXIST") throw e
-    }
-    fs.chmodSync(m, privateDirMode) // the umask may have taken bits off; set exactly 0700
-  }
-  if (missing.length === 0 && options.tighten === true) tightenMode(dir, privateDirMode)
-}
-
-/** Sets `p` to `mode` when it exists and grants more; best effort (a file of another account is left alone). */
-export const tightenMode = (p: string, mode: number): void => {
-  try {
-    const st = fs.statSync(p, { throwIfNoEntry: false })
-    if (st !== undefined && (st.mode & 0o777 & ~mode) !== 0) fs.chmodSync(p, mode)
-  } catch {
-    // Not ours to change (EPERM) or gone meanwhile: the next write by its owner tightens it.
-  }
-}
-
-/**
- * Writes `content` to `file` atomically as 0600: a temporary file beside it, flushed, then renamed
- * over it. Missing parent folders are created 0700. A symbolic link is written through (its target
- * is replaced), so a linked `.env` or `catalog.yml` stays linked.
- */
-export const writePrivateFile = (file: string, content: string | Uint8Array): void => {
-  let target = path.resolve(file)
-  try {
-    if (fs.lstatSync(target).isSymbolicLink()) target = fs.realpathSync(target)
-  } catch {
-    // Missing (or a dangling link): write the path itself.
-  }
-  ensurePrivateDir(path.dirname(target))
-  const tmp = path.join(
-    path.dirname(target),
-    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
-  )
-  let fd: number | undefined
-  try {
-    fd = fs.openSync(tmp, "wx", privateFileMode)
-    fs.fchmodSync(fd, privateFileMode)
-    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content
-    let off = 0
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off)
-    fs.fsyncSync(fd)
-    fs.closeSync(fd)
-    fd = undefined
-    fs.renameSync(tmp, target)
-  } catch (e) {
-    if (fd !== undefined) fs.closeSync(fd)
-    fs.rmSync(tmp, { force: true })
-    throw e
-  }
-}
-
-/** A fresh private folder beside `target` to build a replacement in (`moveFolderInto` puts it in place). */
-export const stagingFolder = (target: string): string => {
-  const parent = path.dirname(path.resolve(target))
-  ensurePrivateDir(parent)
-  const dir = path.join(parent, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
-  fs.mkdirSync(dir, { mode: privateDirMode })
-  fs.chmodSync(dir, privateDirMode)
-  return dir
-}
-
-/**
- * Puts the folder `fresh` at `target`: a rename when `target` is missing or empty; otherwise the old
- * folder is moved aside, the new one renamed in, and the old one removed — if the second rename fails
- * the old folder is put back, so `target` is always either the old folder or the new one.
- */
-export const moveFolderInto = (fresh: string, target: string): void => {
-  const abs = path.resolve(target)
-  const p = probePath(abs)
-  if (p.kind === "missing" || (p.kind === "directory" && fs.readdirSync(abs).length === 0)) {
-    fs.renameSync(fresh, abs)
-    return
-  }
-  const old = path.join(
-    path.dirname(abs),
-    `.${path.basename(abs)}.${process.pid}.${randomBytes(4).toString("hex")}.old`
-  )
-  fs.renameSync(abs, old)
-  try {
-    fs.renameSync(fresh, abs)
-  } catch (e) {
-    fs.renameSync(old, abs)
-    throw e
-  }
-  fs.rmSync(old, { recursive: true, force: true })
-}
-
-/** `writePrivateFile` as an Effect whose failure is the caller's registry error. */
+/** `Files.writePrivateFile` whose failure is the caller's registry error. */
 export const writePrivate = <E>(
   file: string,
   content: string | Uint8Array,
   refuse: Refuse<E>
-): Effect.Effect<void, E> =>
-  Effect.try({
-    try: () => writePrivateFile(file, content),
-    catch: (e) => refuse(`${file} cannot be written (${reasonOf(e)}).`)
-  })
+): Effect.Effect<void, E, Files> =>
+  Effect.flatMap(Files, (files) =>
+    files.writePrivateFile(file, content).pipe(
+      Effect.mapError((e) => refuse(`${file} cannot be written (${e.reason}).`))
+    ))

@@ -9,7 +9,7 @@
  * `DESCRIBE_ENTITY_UNKNOWN` ("no dataset or column with that id", the registry's code for exactly
  * that), naming `datasets`. `GLOSSARY_TERM_UNKNOWN` is kept for a missing term or definition.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { DescribeEntityUnknown, GlossaryTermUnknown } from "../errors/index.js"
 import { ChangeLog } from "./ChangeLog.js"
 import { Store, type StoreError, StoreReader } from "./Store.js"
@@ -93,7 +93,7 @@ export const GlossaryLive = Layer.effect(
         ) {
           return { term, definition, datasets, updatedAt: prev.updated_at, by: prev.by, outcome: "unchanged" as const }
         }
-        const at = new Date().toISOString()
+        const at = DateTime.formatIso(yield* DateTime.now)
         yield* store.saveGlossaryTerm({ rowid: prev?.rowid ?? null, term, definition, datasets, at, by: input.by })
         yield* changeLog.record({
           at,

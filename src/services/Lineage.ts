@@ -3,7 +3,7 @@
  * asserted it, and is never touched by a scan (scans regenerate only `scan` and `dbt` edges). Only
  * user edges are removable. Both acts land in the change-log (`lineage.added`, `lineage.removed`).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { LineageEdgeNotRemovable, LineageEndpointUnknown } from "../errors/index.js"
 import { ChangeLog } from "./ChangeLog.js"
 import { edgeId, type EdgeRow, Store, type StoreError, StoreReader } from "./Store.js"
@@ -35,7 +35,8 @@ export class Lineage extends Context.Tag("catalog/Lineage")<Lineage, {
   ) => Effect.Effect<LineageRemoveResult, LineageEdgeNotRemovable | StoreError>
 }>() {}
 
-const now = () => new Date().toISOString()
+/** The time the clock says, as an ISO-8601 string. */
+const now = Effect.map(DateTime.now, DateTime.formatIso)
 
 export const LineageLive = Layer.effect(
   Lineage,
@@ -75,7 +76,7 @@ export const LineageLive = Layer.effect(
         const id = edgeId(from, to, "user")
         const existing = yield* edgeRow(id)
         if (existing !== null) return { edge: existing, created: false }
-        const at = now()
+        const at = yield* now
         yield* store.addUserEdge({ id, from, to, at, by })
         yield* changeLog.record({
           at,
@@ -116,7 +117,7 @@ export const LineageLive = Layer.effect(
         }
         yield* store.deleteEdge(id)
         yield* changeLog.record({
-          at: now(),
+          at: yield* now,
           scanId: null,
           kind: "lineage.removed",
           entity: id,

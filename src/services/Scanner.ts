@@ -3,7 +3,7 @@
  * column, and commits the whole result in one transaction. An unreachable source is reported and
  * skipped; the others are still scanned and stored.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { createHash } from "node:crypto"
 import { coverageLine } from "../domain/Catalog.js"
 import type { SourceConfig } from "../domain/Config.js"
@@ -125,7 +125,7 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
       )
 
     const run = Effect.fn("Scanner.run")(function*(progress: Progress = () => {}) {
-      const startedAt = new Date().toISOString()
+      const startedAt = DateTime.formatIso(yield* DateTime.now)
       const loaded = yield* config.load()
       const sources = loaded.file.sources
       if (sources.length === 0) {

@@ -2,13 +2,12 @@
  * A source's connection secret: the variable named by `connectionRef`, or `CATALOG_SECRET_<ref>`.
  * The value is never written anywhere; only the variable's name appears in messages.
  */
-import { Effect } from "effect"
-import * as fs from "node:fs"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
 import type { SourceConfig } from "../domain/Config.js"
 import { SecretPlaceholderUnreplaced, SecretUnresolved } from "../errors/index.js"
 import { AppEnv } from "./AppEnv.js"
-import { probePath, writePrivateFile } from "./Files.js"
+import { Files } from "./Files.js"
 
 /** What `add` writes into `.env` when the variable is missing; recognised as "not replaced yet". */
 export const placeholderPrefix = "replace-me://"
@@ -37,6 +36,7 @@ export const secretState = (
 export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
   effect: Effect.gen(function*() {
     const env = yield* AppEnv
+    const files = yield* Files
     /** The connection string of a source, or `null` for kinds without one (manual). */
     const resolve = Effect.fn("Secrets.resolve")(function*(source: SourceConfig, required: boolean) {
       const ref = source.connectionRef
@@ -78,31 +78,21 @@ export class Secrets extends Effect.Service<Secrets>()("catalog/Secrets", {
      */
     const writePlaceholder = Effect.fn("Secrets.writePlaceholder")(function*(name: string, kind: string) {
       const file = path.join(env.cwd, ".env")
-      return yield* Effect.sync(() => {
-        const kindNow = probePath(file).kind
-        if (kindNow !== "missing" && kindNow !== "file") return false
-        let existing = ""
-        try {
-          existing = kindNow === "file" ? fs.readFileSync(file, "utf8") : ""
-        } catch {
-          return false
-        }
-        if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(existing)) {
-          return false
-        }
-        const sep = existing === "" || existing.endsWith("\n") ? "" : "\n"
-        try {
-          writePrivateFile(
-            file,
-            `${existing}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${
-              placeholderFor(kind)
-            }"\n`
-          )
-        } catch {
-          return false
-        }
-        return true
-      })
+      const kindNow = (yield* files.probe(file)).kind
+      if (kindNow !== "missing" && kindNow !== "file") return false
+      const existing = kindNow === "file" ? yield* Effect.option(files.readText(file)) : Option.some("")
+      if (Option.isNone(existing)) return false
+      const text = existing.value
+      if (env.env[name] !== undefined || new RegExp(`^\\s*(export\\s+)?${name}\\s*=`, "m").test(text)) {
+        return false
+      }
+      const sep = text === "" || text.endsWith("\n") ? "" : "\n"
+      return yield* files.writePrivateFile(
+        file,
+        `${text}${sep}# connection string for the ${kind} source; replace the placeholder\n${name}="${
+          placeholderFor(kind)
+        }"\n`
+      ).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
     })
     return { resolve, writePlaceholder } as const
   })

@@ -11,7 +11,7 @@ import { AddInputInvalid } from "../errors/index.js"
 import { AppEnv } from "./AppEnv.js"
 import { ConfigFile } from "./ConfigFile.js"
 import { Connectors, type FileContents, type FileProblem } from "./Connectors.js"
-import { readUserFile } from "./Files.js"
+import { Files, type PathOptions, readUserFile } from "./Files.js"
 import { Secrets } from "./Secrets.js"
 
 /** What `catalog add` was given; `kind` is required, every flag optional. */
@@ -53,9 +53,14 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
     const secrets = yield* Secrets
     const connectors = yield* Connectors
     const env = yield* AppEnv
+    const files = yield* Files
+
+    /** A file the user named (shared path checks), read through this service's file system. */
+    const userFile = <E>(typed: string, o: PathOptions<E>) =>
+      readUserFile(env.cwd, typed, o).pipe(Effect.provideService(Files, files))
 
     /** The folder catalog.yml is (or will be) in: source paths are written relative to it. */
-    const configDir = () => path.dirname(config.find() ?? path.join(env.cwd, "catalog.yml"))
+    const configDir = Effect.map(config.find(), (found) => path.dirname(found ?? path.join(env.cwd, "catalog.yml")))
 
     /** The file a file-backed kind reads (a data dictionary, a dbt manifest), read by its connector, which knows the format. */
     const readFileOf = (kind: string, text: string, label: string, target: string) =>
@@ -92,7 +97,7 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
         })
       }
       // A folder, a pipe, an empty, missing or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
-      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
+      const { path: abs, text } = yield* userFile(from, {
         flag: "--from",
         what: "dbt's manifest.json",
         refuse: (message) =>
@@ -135,7 +140,7 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
         id,
         kind: "dbt",
         driver: defaultDriver.dbt,
-        path: path.relative(configDir(), abs) || abs,
+        path: path.relative(yield* configDir, abs) || abs,
         target: warehouse.id
       }
       return { source, preview: null }
@@ -152,7 +157,7 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
         })
       }
       // A folder, a pipe, an empty or unreadable path is ADD_INPUT_INVALID naming --from (shared path checks).
-      const { path: abs, text } = yield* readUserFile(env.cwd, from, {
+      const { path: abs, text } = yield* userFile(from, {
         flag: "--from",
         what: "a data-dictionary CSV file (header table,column,type[,description])",
         refuse: (message) =>
@@ -172,7 +177,7 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
         id: input.id ?? "manual",
         kind: "manual",
         driver: defaultDriver.manual,
-        path: path.relative(configDir(), abs) || abs
+        path: path.relative(yield* configDir, abs) || abs
       }
       return { source, preview }
     })
@@ -244,7 +249,7 @@ export class SourceAdd extends Effect.Service<SourceAdd>()("catalog/SourceAdd", 
         return {
           added: false,
           source: same,
-          config: config.find(),
+          config: yield* config.find(),
           envPlaceholder: false,
           message: "already configured"
         } satisfies SourceAddResult

@@ -4,7 +4,7 @@
  * DORA cells) as one deterministic JSON document. Export → import into an empty catalog → export is
  * byte-identical. An import is all or nothing.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { CatalogFileInvalid, CatalogVersionUnsupported, RopaConfirmUnattributed } from "../errors/index.js"
 import { ChangeLog } from "./ChangeLog.js"
 import { Store, type StoreError, StoreReader } from "./Store.js"
@@ -313,7 +313,7 @@ export class TeamFileService extends Effect.Service<TeamFileService>()("catalog/
         const total = f.overrides.length + f.lineage.length + f.glossary.length + f.descriptions.length +
           f.annotations.length + f.dora.length
         yield* changeLog.record({
-          at: new Date().toISOString(),
+          at: DateTime.formatIso(yield* DateTime.now),
           scanId: null,
           kind: "catalog.imported",
           entity: file,

@@ -24,6 +24,7 @@ import { ChangeList, Dataset, LineageList, SearchResult } from "../../src/domain
 import { DoraState, Glossary, Provenance, RopaDraft } from "../../src/domain/Compliance.js"
 import { toErrorBody } from "../../src/errors/index.js"
 import { ReadLive } from "../../src/layers/Main.js"
+import { NodeFilesLive } from "../../src/layers/NodeFiles.js"
 import { hardRule4 } from "../../src/programs/mcp/skill.js"
 import { AppEnv } from "../../src/services/AppEnv.js"
 import { ConfigFile } from "../../src/services/ConfigFile.js"
@@ -481,7 +482,8 @@ describe.each(modes)("catalog mcp — $name", (mode) => {
             interactive: false,
             stderrIsTTY: false
           })
-        )
+        ),
+        Effect.provide(NodeFilesLive)
       )
     )
     expect(r.structuredContent).toEqual(httpBody)

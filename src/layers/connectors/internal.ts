@@ -127,7 +127,7 @@ export const unreachable = (message: string, fix: string, secrets: ReadonlyArray
 // ── Files named by a source ──────────────────────────────────────────────────────────────────────
 
 /** Source files (SQLite, CSV dictionaries, dbt manifests) are checked and read like every file a user names. */
-export { readRegularFile, regularFile } from "../../services/Files.js"
+export { readRegularFile, regularFile } from "../NodeFiles.js"
 
 // ── Relations referenced by a view's SQL ─────────────────────────────────────────────────────────
 

@@ -3,7 +3,7 @@
  * never touches them; `clearOverride` returns a column to the scan's own value.
  */
 import type { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import type { ChangeLog } from "../../services/ChangeLog.js"
 import { OverrideRow, type Store, type StoreReader } from "../../services/Store.js"
 import { columnVerdict } from "./columns.js"
@@ -23,7 +23,7 @@ export const overridesWrites = (sql: SqlClient.SqlClient, changeLog: ChangeLog["
     sql.withTransaction(Effect.gen(function*() {
       const prev = yield* columnVerdict(sql, cid)
       const previous = prev?.o_value ?? prev?.m_value ?? "not"
-      const at = new Date().toISOString()
+      const at = DateTime.formatIso(yield* DateTime.now)
       yield* sql`INSERT INTO overrides (column_id, value, by, at) VALUES (${cid}, ${value}, ${by}, ${at}) ON CONFLICT(column_id) DO UPDATE SET value = excluded.value, by = excluded.by, at = excluded.at`
       if (previous !== value || prev?.o_value === null) {
         yield* changeLog.record({
@@ -45,7 +45,7 @@ export const overridesWrites = (sql: SqlClient.SqlClient, changeLog: ChangeLog["
       if (!r || r.o_value === null) return { cleared: false, restored: r?.m_value ?? "not" }
       yield* sql`DELETE FROM overrides WHERE column_id = ${cid}`
       yield* changeLog.record({
-        at: new Date().toISOString(),
+        at: DateTime.formatIso(yield* DateTime.now),
         scanId: null,
         kind: "column.classification_cleared",
         entity: cid,

@@ -5,7 +5,7 @@
  * thousands of column rows on a large catalog); the steps below are the parts of that one write.
  */
 import { type SqlClient, SqlError } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import type { DatabaseSync } from "node:sqlite"
 import type { ColumnVerdict, RawColumn, RawDataset } from "../../domain/Metadata.js"
@@ -395,7 +395,7 @@ export const scanWrites = (
 ) => {
   const commitScan: Store["Type"]["commitScan"] = (input) =>
     sql.withTransaction(Effect.gen(function*() {
-      const at = new Date().toISOString()
+      const at = DateTime.formatIso(yield* DateTime.now)
       const { counts, entries, scanId, statements } = yield* onRawDb(raw, (db) => writeScan(db, at, input))
       yield* changeLog.recordAll(entries)
       const personalBySource = yield* onRawDb(raw, () => finishScan(statements, scanId, entries.length))

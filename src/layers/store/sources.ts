@@ -1,6 +1,6 @@
 /** The `sources` table: each configured source's last scan outcome, and removing a source with its datasets. */
 import type { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import type { ChangeLog } from "../../services/ChangeLog.js"
 import { SourceRow, type Store, type StoreReader } from "../../services/Store.js"
 import { Count, findAll, findOne, Id } from "./rows.js"
@@ -25,7 +25,7 @@ export const sourcesWrites = (sql: SqlClient.SqlClient, changeLog: ChangeLog["Ty
       const existed = yield* sql`DELETE FROM sources WHERE id = ${id} RETURNING id`
       if (existed.length > 0 || datasets > 0) {
         yield* changeLog.record({
-          at: new Date().toISOString(),
+          at: DateTime.formatIso(yield* DateTime.now),
           scanId: null,
           kind: "source.removed",
           entity: id,

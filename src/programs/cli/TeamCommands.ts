@@ -147,7 +147,7 @@ export const evidence = Command.make("evidence", {
     })
     // A non-empty folder: only an earlier bundle (its manifest and the artifacts it lists, nothing else) may be replaced, and only when confirmed.
     if (target.entries.length > 0) {
-      const earlier = earlierBundle(target.path, target.entries)
+      const earlier = yield* earlierBundle(target.path, target.entries)
       if (earlier === null || earlier.strangers.length > 0) {
         const strangers = earlier === null ? target.entries : earlier.strangers
         return yield* new InvalidParam({

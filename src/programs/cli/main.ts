@@ -8,6 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
 import type { CatalogErrorShape } from "../../errors/define.js"
 import { type ErrorBody, isCatalogError, toErrorBody } from "../../errors/index.js"
+import { NodeFilesLive } from "../../layers/NodeFiles.js"
 import { AppEnv } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { version } from "../../version.js"
@@ -223,7 +224,11 @@ export const run = (argv: ReadonlyArray<string>) => {
           )}
       })
     ),
-    Effect.provide(Layer.mergeAll(ConfigFile.Default, Layer.succeed(CliFlags, flags)).pipe(Layer.provideMerge(env))),
+    Effect.provide(
+      Layer.mergeAll(ConfigFile.Default, Layer.succeed(CliFlags, flags)).pipe(
+        Layer.provideMerge(Layer.merge(env, NodeFilesLive))
+      )
+    ),
     Effect.provide(NodeContext.layer),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))

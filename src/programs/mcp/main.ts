@@ -44,7 +44,7 @@ const registrationPaths = Effect.gen(function*() {
   const env = yield* AppEnv
   const config = yield* ConfigFile
   const dir = dataDir(env)
-  return { dataDir: dir, configPath: config.find(), scanned: fs.existsSync(indexPath(dir)) }
+  return { dataDir: dir, configPath: yield* config.find(), scanned: fs.existsSync(indexPath(dir)) }
 })
 
 const readText = (file: string): string | null => {

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ConnectorsLazy } from "../../../src/layers/Main.js"
+import { NodeFilesLive } from "../../../src/layers/NodeFiles.js"
 import { AppEnv } from "../../../src/services/AppEnv.js"
 import { ConfigFile } from "../../../src/services/ConfigFile.js"
 import { SourceAdd, type SourceAddInput } from "../../../src/services/SourceAdd.js"
@@ -36,7 +37,8 @@ const inFolder = <A, E>(
           SourceAdd.Default.pipe(
             Layer.provide(ConnectorsLazy),
             Layer.provideMerge(ConfigFile.Default),
-            Layer.provide(Layer.succeed(AppEnv, { cwd: dir, env, interactive: false, stderrIsTTY: false }))
+            Layer.provide(Layer.succeed(AppEnv, { cwd: dir, env, interactive: false, stderrIsTTY: false })),
+            Layer.provide(NodeFilesLive)
           )
         )
       ),
