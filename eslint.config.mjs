@@ -10,8 +10,19 @@ const restrict = (files, patterns) => ({
 })
 /** Technologies a service may not bind itself to: they are chosen in src/layers/. */
 const drivers = {
-  group: ["node:sqlite", "pg", "mysql2", "mysql2/*", "@effect/sql-pg", "@effect/sql-mysql2", "@effect/platform-node"],
-  message: "A service depends on abstractions (SqlClient, FileSystem…); the technology is chosen in src/layers/."
+  group: [
+    "node:sqlite",
+    "pg",
+    "mysql2",
+    "mysql2/*",
+    "@effect/sql-pg",
+    "@effect/sql-mysql2",
+    "@effect/platform-node",
+    "node:fs",
+    "node:fs/*",
+    "fs"
+  ],
+  message: "A service depends on abstractions (SqlClient, Files, Clock); the technology is chosen in src/layers/."
 }
 const noConsoleError = {
   selector: "MemberExpression[object.name='Console'][property.name='error']",
@@ -102,6 +113,10 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", noConsoleError, {
         selector: "ImportExpression[source.value=/(^|\\/)(layers|programs|migrations)\\//]",
         message: "src/services may import domain, errors and pure parts, never layers or programs."
+      }, {
+        selector:
+          "NewExpression[callee.name='Date'][arguments.length=0], CallExpression[callee.object.name='Date'][callee.property.name='now']",
+        message: "A service takes the time from Effect's Clock (DateTime.now), so tests can set it."
       }]
     }
   },
