@@ -210,6 +210,12 @@ describe("Scanner", () => {
       assert.notInclude(message, "s3cr3t-pw")
       assert.notInclude(message, url)
       assert.strictEqual(message, "Cannot connect to ***.")
+      // What the catalog stores (not only what the Reader serves, which redacts again) is redacted.
+      const stored = yield* (yield* StoreReader).sources
+      assert.deepStrictEqual(stored.map((s) => [s.id, s.error_code, s.error_message]), [
+        ["crm", null, null],
+        ["shop", "SOURCE_UNREACHABLE", "Cannot connect to ***."]
+      ])
       const states = yield* (yield* Reader).sourceStates
       assert.strictEqual(states[0]!.error?.message, "Cannot connect to ***.")
     }).pipe(Effect.provide(CatalogTest([fake.connector], yaml, { SHOP_URL: url })))
