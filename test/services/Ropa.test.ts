@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import type { Activity, RopaDraft } from "../../src/domain/Compliance.js"
 import type { ClassValue } from "../../src/domain/Metadata.js"
 import { Annotations } from "../../src/services/Annotations.js"
@@ -462,7 +462,11 @@ describe("RoPA draft through the catalog (Scanner → Store → Reader, Annotati
       const scanner = yield* Scanner
       const reader = yield* Reader
       const annotations = yield* Annotations
+      // Each step a minute after the last (the test clock starts at the epoch otherwise).
+      yield* TestClock.setTime(Date.parse("2026-11-24T09:00:00Z"))
+      const later = TestClock.adjust("1 minute")
       yield* scanner.run()
+      yield* later
       const first = yield* reader.compliance
       assert.deepStrictEqual(first.activities.map((a) => [a.key, a.datasets, a.legal.transfers.value]), [
         ["web.users", ["web/main/sessions", "web/main/users"], inEea]
@@ -481,17 +485,19 @@ describe("RoPA draft through the catalog (Scanner → Store → Reader, Annotati
         "dpo@example.com",
         false
       ])
-      assert.isTrue(Date.parse(set.confirmedAt ?? "") > 0)
+      assert.strictEqual(set.confirmedAt, "2026-11-24T09:01:00.000Z")
       const confirmed = yield* reader.compliance
       assert.strictEqual(confirmed.openLegalCalls, first.openLegalCalls - 1)
 
       // The same metadata again: the answer stands.
+      yield* later
       yield* scanner.run()
       const again = yield* reader.compliance
       assert.deepStrictEqual({ ...again, generatedAt: "" }, { ...confirmed, generatedAt: "" })
 
       // A health column appears: the answer stays, marked for review, and the diff says so.
       fake.set("web", rawSource([dataset("users", [...users.columns, column("diagnosis", 3)]), sessions]))
+      yield* later
       yield* scanner.run()
       const after = yield* reader.compliance
       const legal = after.activities[0]!.legal.lawfulBasis

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import { SourceUnreachable } from "../../src/errors/index.js"
 import { AppEnv } from "../../src/services/AppEnv.js"
 import { Corrections } from "../../src/services/Corrections.js"
@@ -289,8 +289,10 @@ describe("Scanner", () => {
     fake.set("shop", rawSource([customers, orders, products]))
     return Effect.gen(function*() {
       const scanner = yield* Scanner
+      yield* TestClock.setTime(Date.parse("2026-11-24T09:00:00Z"))
       const first = yield* scanner.run()
       const seen = (yield* changeLog).length
+      yield* TestClock.adjust("1 hour")
       fake.set(
         "shop",
         rawSource([

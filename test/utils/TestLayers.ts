@@ -11,6 +11,7 @@ import type { RawColumn, RawDataset, RawSource } from "../../src/domain/Metadata
 import { ClassifierLive } from "../../src/layers/ClassifierLive.js"
 import { makeConnectors } from "../../src/layers/connectors/index.js"
 import { ReaderConfigLive } from "../../src/layers/Main.js"
+import { NodeFilesLive } from "../../src/layers/NodeFiles.js"
 import { StoreMemoryLive } from "../../src/layers/SqlMemory.js"
 import { Annotations } from "../../src/services/Annotations.js"
 import { AppEnv } from "../../src/services/AppEnv.js"
@@ -131,7 +132,11 @@ export const CatalogTest = (
     Secrets.Default,
     ClassifierLive,
     Layer.succeed(Connectors, makeConnectors(connectors))
-  ).pipe(Layer.provideMerge(StoreMemoryLive), Layer.provideMerge(TempEnv(yaml, env)))
+  ).pipe(
+    Layer.provideMerge(StoreMemoryLive),
+    Layer.provideMerge(TempEnv(yaml, env)),
+    Layer.provideMerge(NodeFilesLive)
+  )
   const reader = ReaderLive.pipe(Layer.provide(ReaderConfigLive))
   return Layer.mergeAll(Scanner.Default, Annotations.Default, Corrections.Default).pipe(
     Layer.provideMerge(reader),
