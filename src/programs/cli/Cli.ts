@@ -23,7 +23,8 @@ import { ConfigFile } from "../../services/ConfigFile.js"
 import { Corrections } from "../../services/Corrections.js"
 import { Reader } from "../../services/Reader.js"
 import { Scanner } from "../../services/Scanner.js"
-import { Secrets, secretState } from "../../services/Secrets.js"
+import { Secrets } from "../../services/Secrets.js"
+import { Settings } from "../../services/Settings.js"
 import { SourceAdd } from "../../services/SourceAdd.js"
 import { SourceProbe } from "../../services/SourceProbe.js"
 import { Store } from "../../services/Store.js"
@@ -301,33 +302,13 @@ const confirm = (message: string) =>
 
 const sourcesList = Command.make("sources", {}, () =>
   Effect.gen(function*() {
-    const cfg = yield* (yield* ConfigFile).load()
-    const env = yield* AppEnv
-    const states = yield* Effect.gen(function*() {
-      const reader = yield* Reader
-      return yield* reader.sourceStates
-    }).pipe(Effect.provide(ReadLive), Effect.catchTag("MapNotFound", () => Effect.succeed([])))
-    const rows = cfg.file.sources.map((s) => {
-      const st = states.find((x) => x.id === s.id)
-      const ref = s.connectionRef
-      const secret = ref ? secretState(env.env, ref) : null
-      return {
-        id: s.id,
-        kind: s.kind,
-        driver: s.driver,
-        connectionRef: ref ?? null,
-        path: s.path ?? null,
-        label: s.label ?? null,
-        region: s.region ?? null,
-        secretSet: secret === null ? null : secret === "set",
-        secret,
-        status: st?.status ?? "never",
-        staleness: st?.staleness ?? "never",
-        datasets: st?.datasets ?? 0,
-        lastScannedAt: st?.lastScannedAt ?? null
-      }
-    })
-    yield* emit({ config: cfg.path, sources: rows }, (x) =>
+    // The catalog's view of each source, when there is a catalog (this command never creates one).
+    const states = Effect.flatMap(Reader, (reader) => reader.sourceStates).pipe(
+      Effect.provide(ReadLive),
+      Effect.catchTag("MapNotFound", () => Effect.succeed([]))
+    )
+    const list = yield* (yield* Settings).sources(states)
+    yield* emit(list, (x) =>
       x.sources.length === 0 ? "No sources. Add one with `catalog add <kind> --ref <VAR>`." : table(
         ["id", "kind", "ref / path", "secret", "status", "staleness", "datasets"],
         x.sources.map((s) => [
@@ -346,7 +327,7 @@ const sourcesList = Command.make("sources", {}, () =>
           String(s.datasets)
         ])
       ))
-  }))
+  }).pipe(Effect.provide(Settings.Default)))
 
 const sourcesRemove = Command.make("remove", {
   id: Args.text({ name: "id" }).pipe(Args.withDescription("the id of the source to remove"))
@@ -490,40 +471,9 @@ const doctor = Command.make(
   "Check the setup end to end (runtime, catalog.yml, .env, each secret, each source reachable, the store's version) and print the fix for each problem."
 ))
 
-/** Whether a source's connection variable is usable: `secretSet` (kept for scripts) and the `secret` state. */
-const secretFields = (env: Readonly<Record<string, string | undefined>>, ref: string | undefined) => {
-  const secret = ref ? secretState(env, ref) : null
-  return { secretSet: secret === null ? null : secret === "set", secret }
-}
-
 const configShow = Command.make("config", {}, () =>
   Effect.gen(function*() {
-    const config = yield* ConfigFile
-    const env = yield* AppEnv
-    const loaded = yield* config.loadOptional()
-    const dataDirPath = dataDir(env)
-    const out = {
-      config: loaded?.path ?? null,
-      dataDir: dataDirPath,
-      catalogOnly: loaded?.file.catalogOnly ?? false,
-      egress: (loaded?.file.catalogOnly ?? false)
-        ? "catalog-only: no metadata ever leaves this machine, even when paired"
-        : "local; metadata leaves only through invite, watch, push or start once paired with a portal",
-      controller: loaded?.file.controller ?? null,
-      doraInScope: loaded?.file.dora?.inScope ?? false,
-      sources: (loaded?.file.sources ?? []).map((s) => ({
-        id: s.id,
-        kind: s.kind,
-        driver: s.driver,
-        connectionRef: s.connectionRef ?? null,
-        path: s.path ?? null,
-        region: s.region ?? null,
-        ...secretFields(env.env, s.connectionRef)
-      })),
-      environment: Object.fromEntries(
-        ["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"].map((k) => [k, env.env[k] ?? null])
-      )
-    }
+    const out = yield* (yield* Settings).show()
     yield* emit(out, (o) =>
       [
         `config file:   ${o.config ?? red("none (run `catalog add` or copy catalog.yml.example)")}`,
@@ -539,7 +489,7 @@ const configShow = Command.make("config", {}, () =>
             ).join(", ")
         }`
       ].join("\n"))
-  }))
+  }).pipe(Effect.provide(Settings.Default)))
 
 const catalogOnly = Command.make(
   "catalog-only",
