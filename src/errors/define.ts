@@ -1,4 +1,4 @@
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { type Cause, Option, Schema, SchemaAST } from "effect"
 
 /** Which table of SPEC.md's Errors section a code belongs to. */
@@ -106,12 +106,20 @@ const defined: Array<AnyRegistryErrorClass> = []
 /** Every registry class, in the order defined (the registry is derived from this one list). */
 export const definedErrors: ReadonlyArray<AnyRegistryErrorClass> = defined
 
+// The fields every registry error shares, built once (a registry class is made at start-up for each of
+// the ~70 codes: what is not per code must not be rebuilt per code). Message and fix default to the
+// registry's in the constructor.
 /** `fix` on the wire is omitted where the instance has none (`null`). */
-const fixField = (fix: string | null) =>
-  Schema.optionalToRequired(Schema.String, Schema.NullOr(Schema.String), {
-    decode: Option.getOrNull,
-    encode: Option.fromNullable
-  }).pipe(Schema.withConstructorDefault(() => fix))
+const fixField = Schema.optionalToRequired(Schema.String, Schema.NullOr(Schema.String), {
+  decode: Option.getOrNull,
+  encode: Option.fromNullable
+})
+const sharedFields = {
+  message: Schema.String,
+  fix: fixField,
+  param: Schema.optional(Schema.String.annotations({ description: "the request parameter at fault" })),
+  details: Schema.optional(Schema.Unknown)
+}
 
 /**
  * Defines the tagged error class of one registry code:
@@ -139,18 +147,10 @@ export const defineError = <Self = never>() =>
     exitCode: definition.exitCode ?? 1,
     cli: definition.cli ?? true
   }
-  const fields = {
-    code: Schema.tag(code),
-    message: Schema.String.pipe(Schema.propertySignature, Schema.withConstructorDefault(() => spec.message)),
-    fix: fixField(spec.fix),
-    param: Schema.optional(Schema.String.annotations({ description: "the request parameter at fault" })),
-    details: Schema.optional(Schema.Unknown)
-  }
-  // The envelope is the encoded side of the flat fields, without the class's `_tag`.
-  const Envelope = Schema.Struct({ error: Schema.encodedSchema(Schema.Struct(fields)) }).annotations({
-    identifier: `${tag}Error`
-  })
+  const fields = { code: Schema.tag(code), ...sharedFields }
   const wire = new WeakMap<object, SchemaAST.Transformation>()
+  // Built on first use (an error body is encoded only when an error is printed).
+  let encode: ((e: Base) => ErrorEnvelope<Code>) | undefined
 
   // The HTTP status (and the response's description) ride on the class's transformation, which
   // HttpApi reads through the envelope below.
@@ -165,6 +165,10 @@ export const defineError = <Self = never>() =>
     static override get ast(): SchemaAST.Transformation {
       const cached = wire.get(this)
       if (cached !== undefined) return cached
+      // The envelope is the encoded side of the flat fields, without the class's `_tag`.
+      const Envelope = Schema.Struct({ error: Schema.encodedSchema(Schema.Struct(fields)) }).annotations({
+        identifier: `${tag}Error`
+      })
       const tagged = Schema.make<Base, Schema.Struct.Encoded<typeof fields> & { readonly _tag: Tag }>(super.ast)
       const { ast } = Schema.transform(Envelope, tagged, {
         strict: true,
@@ -180,7 +184,12 @@ export const defineError = <Self = never>() =>
     readonly usage: boolean
     constructor(input: ErrorInput = {}, options?: Schema.MakeOptions) {
       const { usage, ...props } = input
-      super(props, options)
+      // The registry's message and fix unless given (a decoded body gives `fix: null` where it has none).
+      super({
+        ...props,
+        message: props.message ?? spec.message,
+        fix: props.fix !== undefined ? props.fix : spec.fix
+      }, options)
       this.usage = usage === true
     }
     get spec(): ErrorSpec {
@@ -199,12 +208,12 @@ export const defineError = <Self = never>() =>
       }
     }
     get body(): ErrorBody {
+      encode ??= Schema.encodeSync(Registered as unknown as Schema.Schema<Base, ErrorEnvelope<Code>>)
       return encode(this)
     }
   }
   // The one widening: the class's schema is the envelope transformation its `ast` getter builds.
   const Registered = Base as unknown as RegistryErrorClass<Self, Tag, Code>
-  const encode = Schema.encodeSync(Registered as unknown as Schema.Schema<Base, ErrorEnvelope<Code>>)
   defined.push(Registered)
   return Registered
 }

@@ -13,7 +13,11 @@ const SearchHit = Schema.Struct({
   comment: Schema.NullOr(Schema.String)
 })
 
+/** The columns a DatasetRow reads, named (not `*`: the table holds more, e.g. the scan fingerprint). */
+const datasetColumns = Object.keys(DatasetRow.fields)
+
 export const datasetsRepository = (sql: SqlClient.SqlClient) => {
+  const d = (prefix: string) => sql.literal(datasetColumns.map((c) => `${prefix}${c}`).join(", "))
   const summaries = findAll("datasets", DatasetSummaryRow)
   const one = findOne("datasets", DatasetRow)
   const ids = findAll("datasets", Id)
@@ -29,13 +33,13 @@ export const datasetsRepository = (sql: SqlClient.SqlClient) => {
 
   return {
     datasets: summaries(sql`
-        SELECT d.rowid, d.*, count(c.id) AS columns,
+        SELECT ${d("d.")}, count(c.id) AS columns,
           coalesce(sum(coalesce(o.value, c.m_value) = 'personal'), 0) AS personal,
           coalesce(sum(coalesce(o.value, c.m_value) = 'special'), 0) AS special,
           coalesce(sum(coalesce(o.value, c.m_value) = 'criminal'), 0) AS criminal
         FROM datasets d LEFT JOIN columns c ON c.dataset_id = d.id LEFT JOIN overrides o ON o.column_id = c.id
         GROUP BY d.id ORDER BY d.id`),
-    dataset: (id: string) => one(sql`SELECT rowid, * FROM datasets WHERE id = ${id}`),
+    dataset: (id: string) => one(sql`SELECT ${d("")} FROM datasets WHERE id = ${id}`),
     resolveDatasetId,
     // Rank only (FTS5's `rank` with column weights: name > column names > comments); snippets are
     // made by the Reader for the few rows kept, not by SQLite for every match.

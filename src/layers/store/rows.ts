@@ -2,7 +2,7 @@
  * Decoding rows of `index.db` at the SQL edge. A row that does not decode to its Schema was written by
  * another version of the tool (or by hand): `SCHEMA_MIGRATION_REQUIRED`, naming the table and column.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema, type SchemaAST } from "effect"
 import { SchemaMigrationRequired } from "../../errors/index.js"
 
 /** The columns a decoding failure points at (never the values: a message carries no data). */
@@ -21,9 +21,112 @@ export const rowInvalid = (table: string, error: ParseResult.ParseError): Schema
     details: { table }
   })
 
+// ── the fast path ────────────────────────────────────────────────────────────────────────────
+// A catalog read returns up to hundreds of thousands of rows, and Schema's general decoder costs a few
+// microseconds a row (10,200 dataset rows: 12–30 ms). A row Schema here is a struct of plain fields
+// (strings, numbers, literals, null, their unions; a few refined ones): for such a struct the check is
+// derived from the Schema's own AST once, and a row that passes it is exactly what decoding would give
+// (the declared fields, copied; nothing else). Any field kind the fast check does not know is checked by
+// Schema itself; a row that fails is decoded by Schema to get the failure it reports.
+
+type Check = (u: unknown) => boolean
+
+/** A check of one field derived from its AST; `Schema.is` for kinds not listed. */
+const checkOf = (ast: SchemaAST.AST): Check => {
+  switch (ast._tag) {
+    case "StringKeyword":
+      return (u) => typeof u === "string"
+    case "NumberKeyword":
+      return (u) => typeof u === "number"
+    case "Literal": {
+      const literal = ast.literal
+      return (u) => u === literal
+    }
+    case "Union": {
+      const checks = ast.types.map(checkOf)
+      return (u) => checks.some((c) => c(u))
+    }
+    default:
+      return Schema.is(Schema.make(ast))
+  }
+}
+
+interface FastRow {
+  /** 0: not a row of the schema; 1: one, holding only declared fields; 2: one, with other fields too. */
+  readonly check: (row: unknown) => 0 | 1 | 2
+  readonly pick: (row: Record<string, unknown>) => Record<string, unknown>
+}
+
+/** A field whose decoded value is the value read (no transformation anywhere in it). */
+const plain = (ast: SchemaAST.AST): boolean => {
+  switch (ast._tag) {
+    case "StringKeyword":
+    case "NumberKeyword":
+    case "Literal":
+      return true
+    case "Union":
+      return ast.types.every(plain)
+    case "Refinement":
+      return plain(ast.from)
+    default:
+      return false
+  }
+}
+
+/** The fast check and copy of a struct Schema of plain fields; `null` for any other (Schema decodes it). */
+const fastRowOf = (ast: SchemaAST.AST): FastRow | null => {
+  if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return null
+  if (!ast.propertySignatures.every((p) => plain(p.type))) return null
+  const fields = ast.propertySignatures.map((p) => ({ name: p.name, optional: p.isOptional, check: checkOf(p.type) }))
+  if (fields.some((f) => typeof f.name !== "string")) return null
+  return {
+    check: (row) => {
+      if (typeof row !== "object" || row === null) return 0
+      const r = row as Record<PropertyKey, unknown>
+      let present = 0
+      for (const f of fields) {
+        if (!(f.name in r)) {
+          if (f.optional) continue
+          return 0
+        }
+        if (!f.check(r[f.name])) return 0
+        present++
+      }
+      let keys = 0
+      for (const _ in r) keys++
+      return keys === present ? 1 : 2
+    },
+    pick: (row) => {
+      const out: Record<string, unknown> = {}
+      for (const f of fields) if (f.name in row) out[f.name as string] = row[f.name as string]
+      return out
+    }
+  }
+}
+
+/** Every row as `schema`, or the ParseError Schema reports for the first row that is not one. */
+const rowsDecoder = <A, I>(
+  schema: Schema.Schema<A, I>
+): (rows: ReadonlyArray<unknown>) => Either.Either<ReadonlyArray<A>, ParseResult.ParseError> => {
+  const decode = Schema.decodeUnknownEither(Schema.Array(schema))
+  const fast = fastRowOf(schema.ast)
+  if (fast === null) return decode
+  return (rows) => {
+    let extra = false
+    for (const row of rows) {
+      const shape = fast.check(row)
+      if (shape === 0) return decode(rows)
+      if (shape === 2) extra = true
+    }
+    // The check above is the Schema's own, field by field: these are its values (copied only when a row
+    // carries fields the Schema does not declare, which decoding would drop).
+    return Either.right((extra ? rows.map((r) => fast.pick(r as Record<string, unknown>)) : rows) as ReadonlyArray<A>)
+  }
+}
+
 /** Decodes every row of a result as `schema`, failing with `rowInvalid` naming `table`. */
 export const decodeRows = <A, I>(table: string, schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(Schema.Array(schema))
+  const decode = rowsDecoder(schema)
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, SchemaMigrationRequired> =>
     Either.match(decode(rows), {
       onLeft: (e) => Effect.fail(rowInvalid(table, e)),
@@ -58,7 +161,7 @@ export class RowDecodeFailure extends Error {
 
 /** Synchronous decoding for the raw handle: throws `RowDecodeFailure`. */
 export const decodeRowsSync = <A, I>(table: string, schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknownEither(Schema.Array(schema))
+  const decode = rowsDecoder(schema)
   return (rows: ReadonlyArray<unknown>): ReadonlyArray<A> =>
     Either.getOrThrowWith(decode(rows), (e) => new RowDecodeFailure(rowInvalid(table, e)))
 }

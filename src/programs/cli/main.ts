@@ -143,6 +143,9 @@ const flagProblem = (
 ): { readonly flag: string; readonly problem: "unknown" | "no-value" } | null => {
   const dashdash = args.indexOf("--")
   const scan = dashdash === -1 ? args : args.slice(0, dashdash)
+  const isFlag = (a: string) => /^--?[a-zA-Z]/.test(a)
+  // No flag of the command's own (the usual run): nothing to check, and no help document to build.
+  if (!scan.some((a) => isFlag(a) && !libraryFlags.has(a.split("=")[0]!))) return null
   const doc = helpDocument().commands.find((c) => c.name === scan.find((a) => !a.startsWith("-")))
   if (doc === undefined) return null // an unknown command: the parser names it
   const accepted = new Map<string, boolean>() // flag → takes a value
@@ -151,12 +154,12 @@ const flagProblem = (
   }
   for (let i = 0; i < scan.length; i++) {
     const a = scan[i]!
-    if (!/^--?[a-zA-Z]/.test(a)) continue
+    if (!isFlag(a)) continue
     const flag = a.split("=")[0]!
     if (libraryFlags.has(flag)) continue
     if (!accepted.has(flag)) return { flag, problem: "unknown" }
     const next = scan[i + 1]
-    if (accepted.get(flag) === true && !a.includes("=") && (next === undefined || /^--?[a-zA-Z]/.test(next))) {
+    if (accepted.get(flag) === true && !a.includes("=") && (next === undefined || isFlag(next))) {
       return { flag, problem: "no-value" }
     }
   }
