@@ -5,6 +5,7 @@
  */
 import { Effect } from "effect"
 import type { SourceState } from "../domain/Catalog.js"
+import type { SourceConfig } from "../domain/Config.js"
 import { AppEnv, dataDir } from "./AppEnv.js"
 import { ConfigFile } from "./ConfigFile.js"
 import { secretState } from "./Secrets.js"
@@ -14,6 +15,15 @@ const secretFields = (env: Readonly<Record<string, string | undefined>>, ref: st
   const secret = ref ? secretState(env, ref) : null
   return { secretSet: secret === null ? null : secret === "set", secret }
 }
+
+/** What names a configured source and where its metadata comes from (a variable's name, or a path). */
+const sourceHead = (s: SourceConfig) => ({
+  id: s.id,
+  kind: s.kind,
+  driver: s.driver,
+  connectionRef: s.connectionRef ?? null,
+  path: s.path ?? null
+})
 
 /** The variables `catalog config` reports (names the tool reads; never a secret). */
 const reportedVariables = ["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"] as const
@@ -37,11 +47,7 @@ export class Settings extends Effect.Service<Settings>()("catalog/Settings", {
         controller: loaded?.file.controller ?? null,
         doraInScope: loaded?.file.dora?.inScope ?? false,
         sources: (loaded?.file.sources ?? []).map((s) => ({
-          id: s.id,
-          kind: s.kind,
-          driver: s.driver,
-          connectionRef: s.connectionRef ?? null,
-          path: s.path ?? null,
+          ...sourceHead(s),
           region: s.region ?? null,
           ...secretFields(env.env, s.connectionRef)
         })),
@@ -61,11 +67,7 @@ export class Settings extends Effect.Service<Settings>()("catalog/Settings", {
         const rows = cfg.file.sources.map((s) => {
           const st = states.find((x) => x.id === s.id)
           return {
-            id: s.id,
-            kind: s.kind,
-            driver: s.driver,
-            connectionRef: s.connectionRef ?? null,
-            path: s.path ?? null,
+            ...sourceHead(s),
             label: s.label ?? null,
             region: s.region ?? null,
             ...secretFields(env.env, s.connectionRef),

@@ -144,6 +144,15 @@ export const toChange = (r: ChangeRow): ChangeEntry => {
 /** A row of the dataset list: the dataset with its column count and its columns per class. */
 export type DatasetListRow = Effect.Effect.Success<Context.Tag.Service<StoreReader>["datasets"]>[number]
 
+/** What names a dataset, first in every shape that shows one. */
+const datasetHead = (d: Pick<DatasetRow, "id" | "source_id" | "schema_name" | "name" | "kind">) => ({
+  id: d.id,
+  source: d.source_id,
+  schema: d.schema_name,
+  name: d.name,
+  kind: d.kind
+})
+
 /** A dataset's row count: the planner's estimate, how it reads, and where it came from. */
 const rowCountOf = (d: Pick<DatasetRow, "row_estimate" | "row_estimate_source">) => ({
   estimate: d.row_estimate,
@@ -159,11 +168,7 @@ export const toDatasetSummary = (d: DatasetListRow): DatasetSummary => {
     not: d.columns - (d.personal ?? 0) - (d.special ?? 0) - (d.criminal ?? 0)
   }
   return {
-    id: d.id,
-    source: d.source_id,
-    schema: d.schema_name,
-    name: d.name,
-    kind: d.kind,
+    ...datasetHead(d),
     rowCount: rowCountOf(d),
     columnCount: d.columns,
     classes,
@@ -176,11 +181,7 @@ export const toDataset = (d: DatasetRow, cols: ReadonlyArray<Column>, edges: Rea
   const classes: Record<ClassValue, number> = { personal: 0, special: 0, criminal: 0, not: 0 }
   for (const c of cols) classes[c.classification.value]++
   return {
-    id: d.id,
-    source: d.source_id,
-    schema: d.schema_name,
-    name: d.name,
-    kind: d.kind,
+    ...datasetHead(d),
     comment: d.comment,
     rowCount: rowCountOf(d),
     owners: [],
