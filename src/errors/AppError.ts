@@ -1,5 +1,5 @@
 /**
- * The error registry: one Schema tagged error class per code of SPEC.md's Errors tables, in SPEC.md
+ * The error registry: one tagged error class per code of SPEC.md's Errors tables (each its own Schema), in SPEC.md
  * order. Codes are a contract — never renamed, only added. `registry` (and so `help --json`) is
  * derived from the classes as defined here; each class is also its own wire Schema (see define.ts).
  */

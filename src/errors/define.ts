@@ -1,5 +1,6 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { type Cause, Option, Schema, SchemaAST } from "effect"
+import { type Cause, Data, Option, Schema, SchemaAST } from "effect"
+import { pipeArguments } from "effect/Pipeable"
 
 /** Which table of SPEC.md's Errors section a code belongs to. */
 export type ErrorGroup = "setup" | "sources" | "compliance" | "portal" | "agents"
@@ -70,7 +71,7 @@ export interface CatalogErrorShape {
   readonly body: ErrorBody
 }
 
-/** One registry error: a Schema tagged error whose `code` is its literal code. */
+/** One registry error: a tagged error (yieldable, caught by its tag) whose `code` is its literal code. */
 export interface RegistryError<Tag extends string, Code extends string>
   extends Cause.YieldableError, CatalogErrorShape
 {
@@ -80,14 +81,14 @@ export interface RegistryError<Tag extends string, Code extends string>
 }
 
 /**
- * A registry error class. It is its own Schema: the type side is the instance, the encoded side the
- * error envelope, so every surface (CLI, MCP, HTTP and the OpenAPI document) encodes it through the
- * class itself. It carries its HTTP status as an `HttpApiSchema` annotation.
+ * A registry error class. It is its own Schema (built on first use): the type side is the instance, the
+ * encoded side the error envelope, so every surface (CLI, MCP, HTTP and the OpenAPI document) encodes it
+ * through the class itself. It carries its HTTP status as an `HttpApiSchema` annotation.
  */
 export interface RegistryErrorClass<Self, Tag extends string, Code extends string>
   extends Schema.Schema<Self, ErrorEnvelope<Code>>
 {
-  new(input?: ErrorInput, options?: Schema.MakeOptions): RegistryError<Tag, Code>
+  new(input?: ErrorInput): RegistryError<Tag, Code>
   readonly ast: SchemaAST.Transformation
   readonly _tag: Tag
   readonly code: Code
@@ -102,6 +103,9 @@ export interface AnyRegistryErrorClass extends Schema.Schema.AnyNoContext {
 }
 
 const defined: Array<AnyRegistryErrorClass> = []
+
+/** What marks a value as a Schema (`Schema.isSchema`); a registry class is one, its parts built lazily. */
+const variance = { _A: (_: never) => _, _I: (_: never) => _, _R: (_: never) => _ }
 
 /** Every registry class, in the order defined (the registry is derived from this one list). */
 export const definedErrors: ReadonlyArray<AnyRegistryErrorClass> = defined
@@ -147,49 +151,58 @@ export const defineError = <Self = never>() =>
     exitCode: definition.exitCode ?? 1,
     cli: definition.cli ?? true
   }
-  const fields = { code: Schema.tag(code), ...sharedFields }
+  // The class's Schema is built on first use (HttpApi, an encoded body, a decode): a start-up makes ~70
+  // classes and reads none of their Schemas unless it prints an error. Kept per class: the one the
+  // registry exports (`class X extends defineError…`), which decoding makes.
   const wire = new WeakMap<object, SchemaAST.Transformation>()
-  // Built on first use (an error body is encoded only when an error is printed).
-  let encode: ((e: Base) => ErrorEnvelope<Code>) | undefined
+  const encoders = new WeakMap<object, (e: Base) => ErrorEnvelope<Code>>()
 
-  // The HTTP status (and the response's description) ride on the class's transformation, which
-  // HttpApi reads through the envelope below.
-  class Base extends Schema.TaggedError<Base>()(tag, fields, [
-    {},
-    HttpApiSchema.annotations({ status: spec.status, description: `${code}: ${spec.message}` })
-  ]) {
+  /** The instance's fields (the body's): what decoding an envelope gives the constructor. */
+  interface Fields {
+    readonly code: Code
+    readonly message: string
+    readonly fix: string | null
+    readonly param?: string
+    readonly details?: unknown
+  }
+
+  class Base extends Data.TaggedError(tag)<Fields> {
+    static readonly _tag = tag
     static readonly code = code
     static readonly spec = spec
-    // Schema.TaggedError always encodes its `_tag`; a registry error's wire form is the envelope,
-    // so the class's schema is its own tagged schema (`super.ast`) behind the envelope.
-    static override get ast(): SchemaAST.Transformation {
-      const cached = wire.get(this)
-      if (cached !== undefined) return cached
-      // The envelope is the encoded side of the flat fields, without the class's `_tag`.
-      const Envelope = Schema.Struct({ error: Schema.encodedSchema(Schema.Struct(fields)) }).annotations({
-        identifier: `${tag}Error`
-      })
-      const tagged = Schema.make<Base, Schema.Struct.Encoded<typeof fields> & { readonly _tag: Tag }>(super.ast)
-      const { ast } = Schema.transform(Envelope, tagged, {
-        strict: true,
-        decode: ({ error }) => ({ ...error, _tag: tag }),
-        encode: ({ _tag, ...error }) => ({ error })
-      })
-      if (!SchemaAST.isTransformation(ast)) throw new Error("Schema.transform built no Transformation")
-      wire.set(this, ast)
-      return ast
+    static readonly [Schema.TypeId] = variance
+    static readonly Type: Base
+    static readonly Encoded: ErrorEnvelope<Code>
+    static readonly Context: never
+    /**
+     * The wire form: the error envelope (the flat fields' encoded side, identified `<Tag>Error`) ↔ an
+     * instance of this class, with the HTTP status (and the response's description) that HttpApi reads.
+     */
+    static get ast(): SchemaAST.Transformation {
+      return wire.get(this) ?? wireOf(this)
+    }
+    static annotations(annotations: Schema.Annotations.GenericSchema<Base>) {
+      return Schema.make<Base, ErrorEnvelope<Code>, never>(this.ast).annotations(annotations)
+    }
+    static pipe() {
+      // eslint-disable-next-line prefer-rest-params
+      return pipeArguments(this, arguments)
+    }
+    static override toString() {
+      return `${tag}`
     }
 
     /** 2 when raised for a usage problem. */
     readonly usage: boolean
-    constructor(input: ErrorInput = {}, options?: Schema.MakeOptions) {
-      const { usage, ...props } = input
+    constructor(input: ErrorInput | Fields = {}) {
+      const { usage, ...props } = input as ErrorInput
       // The registry's message and fix unless given (a decoded body gives `fix: null` where it has none).
       super({
         ...props,
+        code,
         message: props.message ?? spec.message,
         fix: props.fix !== undefined ? props.fix : spec.fix
-      }, options)
+      } as Fields)
       this.usage = usage === true
     }
     get spec(): ErrorSpec {
@@ -208,9 +221,50 @@ export const defineError = <Self = never>() =>
       }
     }
     get body(): ErrorBody {
-      encode ??= Schema.encodeSync(Registered as unknown as Schema.Schema<Base, ErrorEnvelope<Code>>)
+      const Self = this.constructor
+      let encode = encoders.get(Self)
+      if (encode === undefined) {
+        encode = Schema.encodeSync(Self as unknown as Schema.Schema<Base, ErrorEnvelope<Code>>)
+        encoders.set(Self, encode)
+      }
       return encode(this)
     }
+  }
+
+  /**
+   * The wire form of class `Self`: the error envelope (the flat fields' encoded side, identified
+   * `<Tag>Error`) ↔ an instance of `Self`, with the HTTP status (and the response's description) that
+   * HttpApi reads.
+   */
+  const wireOf = (Self: typeof Base): SchemaAST.Transformation => {
+    const fields = { code: Schema.tag(code), ...sharedFields }
+    const Envelope = Schema.Struct({ error: Schema.encodedSchema(Schema.Struct(fields)) }).annotations({
+      identifier: `${tag}Error`
+    })
+    const Instance = Schema.declare((u): u is Base => u instanceof Self, { identifier: tag })
+    const { ast } = Schema.transform(Envelope, Instance, {
+      strict: true,
+      decode: ({ error }) =>
+        new Self({
+          code,
+          message: error.message,
+          fix: error.fix ?? null,
+          ...(error.param !== undefined ? { param: error.param } : {}),
+          ...(error.details !== undefined ? { details: error.details } : {})
+        }),
+      encode: (e) => ({
+        error: {
+          code,
+          message: e.message,
+          ...(e.fix !== null ? { fix: e.fix } : {}),
+          ...(e.param !== undefined ? { param: e.param } : {}),
+          ...(e.details !== undefined ? { details: e.details } : {})
+        }
+      })
+    }).annotations(HttpApiSchema.annotations({ status: spec.status, description: `${code}: ${spec.message}` }))
+    if (!SchemaAST.isTransformation(ast)) throw new Error("Schema.transform built no Transformation")
+    wire.set(Self, ast)
+    return ast
   }
   // The one widening: the class's schema is the envelope transformation its `ast` getter builds.
   const Registered = Base as unknown as RegistryErrorClass<Self, Tag, Code>

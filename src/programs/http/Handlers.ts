@@ -15,8 +15,19 @@ import { Api, declaredQueryParams, queryParamProblem, QueryParamsGuard, successS
  */
 export const respond = <A, I>(schema: Schema.Schema<A, I>) => {
   const encode = Schema.encode(schema, { onExcessProperty: "error", propertyOrder: "original" })
+  // The Reader hands out the same value while the catalog has not changed (its dataset cache), and a
+  // value is immutable: each one is encoded once.
+  const encoded = new WeakMap<object, I>()
+  const bodyOf = (a: A): Effect.Effect<I> => {
+    const key = typeof a === "object" && a !== null ? a : null
+    const hit = key === null ? undefined : encoded.get(key)
+    if (hit !== undefined) return Effect.succeed(hit)
+    return Effect.tap(Effect.orDie(encode(a)), (body) => {
+      if (key !== null) encoded.set(key, body)
+    })
+  }
   return <E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
-    Effect.flatMap(self, (a) => Effect.map(Effect.orDie(encode(a)), (body) => HttpServerResponse.unsafeJson(body)))
+    Effect.flatMap(self, (a) => Effect.map(bodyOf(a), (body) => HttpServerResponse.unsafeJson(body)))
 }
 
 const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
