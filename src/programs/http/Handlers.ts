@@ -30,35 +30,45 @@ export const respond = <A, I>(schema: Schema.Schema<A, I>) => {
     Effect.flatMap(self, (a) => Effect.map(bodyOf(a), (body) => HttpServerResponse.unsafeJson(body)))
 }
 
+/** One responder per route, made once: its encoder (and the cache of values it encoded) serves every request. */
+const responders = {
+  datasets: respond(successSchemas.datasets),
+  dataset: respond(successSchemas.dataset),
+  search: respond(successSchemas.search),
+  lineage: respond(successSchemas.lineage),
+  changes: respond(successSchemas.changes),
+  glossary: respond(successSchemas.glossary),
+  complianceState: respond(successSchemas.complianceState),
+  provenance: respond(successSchemas.provenance),
+  dora: respond(successSchemas.dora),
+  openapi: respond(successSchemas.openapi)
+}
+
 const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* Reader
     return handlers
-      .handle("datasets", () => reader.datasets.pipe(respond(successSchemas.datasets)))
-      .handle("dataset", ({ path }) => reader.dataset(path.id, "id").pipe(respond(successSchemas.dataset)))
-      .handle("search", ({ urlParams }) =>
-        reader.search(urlParams.q, urlParams.limit).pipe(respond(successSchemas.search)))
-      .handle("lineage", ({ urlParams }) =>
-        reader.lineage(urlParams.dataset, "dataset").pipe(respond(successSchemas.lineage)))
-      .handle("changes", ({ urlParams }) =>
-        reader.changes(urlParams.since, urlParams.limit).pipe(respond(successSchemas.changes)))
-      .handle("glossary", () =>
-        reader.glossary.pipe(respond(successSchemas.glossary)))
+      .handle("datasets", () => reader.datasets.pipe(responders.datasets))
+      .handle("dataset", ({ path }) => reader.dataset(path.id, "id").pipe(responders.dataset))
+      .handle("search", ({ urlParams }) => reader.search(urlParams.q, urlParams.limit).pipe(responders.search))
+      .handle("lineage", ({ urlParams }) => reader.lineage(urlParams.dataset, "dataset").pipe(responders.lineage))
+      .handle("changes", ({ urlParams }) => reader.changes(urlParams.since, urlParams.limit).pipe(responders.changes))
+      .handle("glossary", () => reader.glossary.pipe(responders.glossary))
   }))
 
 const ComplianceHandlers = HttpApiBuilder.group(Api, "compliance", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* Reader
     return handlers
-      .handle("complianceState", () => reader.compliance.pipe(respond(successSchemas.complianceState)))
-      .handle("provenance", () => reader.provenance.pipe(respond(successSchemas.provenance)))
-      .handle("dora", () => reader.dora.pipe(respond(successSchemas.dora)))
+      .handle("complianceState", () => reader.compliance.pipe(responders.complianceState))
+      .handle("provenance", () => reader.provenance.pipe(responders.provenance))
+      .handle("dora", () => reader.dora.pipe(responders.dora))
   }))
 
 const MetaHandlers = HttpApiBuilder.group(Api, "meta", (handlers) =>
   // Built once: the document is a pure function of the contract.
   Effect.map(
-    Effect.succeed({ ...OpenApi.fromApi(Api) }).pipe(respond(successSchemas.openapi)),
+    Effect.succeed({ ...OpenApi.fromApi(Api) }).pipe(responders.openapi),
     (document) => handlers.handle("openapi", () => Effect.succeed(document))
   ))
 
