@@ -43,8 +43,15 @@ const checkOf = (ast: SchemaAST.AST): Check => {
       return (u) => u === literal
     }
     case "Union": {
-      const checks = ast.types.map(checkOf)
-      return (u) => checks.some((c) => c(u))
+      // Literal members (a class value, `null`) by one set lookup; the others in turn.
+      const literals = new Set(ast.types.flatMap((t) => (t._tag === "Literal" ? [t.literal] : [])))
+      const checks = ast.types.filter((t) => t._tag !== "Literal").map(checkOf)
+      if (checks.length === 0) return (u) => literals.has(u as SchemaAST.LiteralValue)
+      if (checks.length === 1) {
+        const only = checks[0]!
+        return (u) => literals.has(u as SchemaAST.LiteralValue) || only(u)
+      }
+      return (u) => literals.has(u as SchemaAST.LiteralValue) || checks.some((c) => c(u))
     }
     default:
       return Schema.is(Schema.make(ast))
