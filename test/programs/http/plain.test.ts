@@ -22,7 +22,11 @@ describe("plainCheck", () => {
   const check = plainCheck(Page)!
 
   it("passes a value that is its own encoded form, which Schema encodes to the same bytes", () => {
-    const value = { total: 2, hits: [hit, { ...hit, kind: "column" as const, by: "dpo@example.com" }], extra: { any: [1] } }
+    const value = {
+      total: 2,
+      hits: [hit, { ...hit, kind: "column" as const, by: "dpo@example.com" }],
+      extra: { any: [1] }
+    }
     expect(check(value)).toBe(true)
     const encoded = Schema.encodeSync(Page, { onExcessProperty: "error", propertyOrder: "original" })(value)
     expect(JSON.stringify(encoded)).toBe(JSON.stringify(value))
