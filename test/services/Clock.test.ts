@@ -7,56 +7,21 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { StoreMemoryLive } from "../../src/layers/SqlMemory.js"
 import { Glossary, GlossaryLive } from "../../src/services/Glossary.js"
-import { type SourceOutcome, Store, StoreReader } from "../../src/services/Store.js"
+import { Store, StoreReader } from "../../src/services/Store.js"
+import { column, dataset, scannedOutcome, verdict } from "../utils/TestLayers.js"
 
 const GlossaryMemory = GlossaryLive.pipe(Layer.provideMerge(StoreMemoryLive))
 
 const instant = "2031-02-03T04:05:06.789Z"
 
 /** One source with one table of two columns, as a connector and the classifier would hand it over. */
-const shop: SourceOutcome = {
-  _tag: "Scanned",
-  id: "shop",
-  kind: "sqlite",
-  driver: "node:sqlite",
-  label: null,
-  region: null,
-  userAuthored: false,
-  serverVersion: "3.45",
-  datasets: [{
-    schema: "main",
-    name: "customers",
-    kind: "table",
-    comment: null,
-    rowEstimate: 10,
-    rowEstimateSource: "none",
-    columns: [
-      {
-        name: "id",
-        type: "integer",
-        nullable: false,
-        position: 1,
-        comment: null,
-        isPrimaryKey: true,
-        references: null
-      },
-      { name: "email", type: "text", nullable: true, position: 2, comment: null, isPrimaryKey: false, references: null }
-    ],
-    dependsOn: []
-  }],
-  verdicts: [[
-    { value: "not", rule: "token:id", confidence: 0.9, method: "name-token", category: null, evidence: [] },
-    {
-      value: "personal",
-      rule: "token:email",
-      confidence: 0.9,
-      method: "name-token",
-      category: "contact.email",
-      evidence: ["name token:email"]
-    }
-  ]],
-  rawFingerprint: "fp1"
-}
+const shop = scannedOutcome(
+  [dataset("customers", [
+    column("id", 1, { type: "integer", nullable: false, isPrimaryKey: true }),
+    column("email", 2)
+  ])],
+  [[verdict("not", "token:id"), verdict("personal", "token:email")]]
+)
 
 describe("the clock services stamp with", () => {
   it.effect("a glossary write is stamped with the time TestClock says, in the result, the row and the change-log", () =>

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { RawColumn, RawDataset, RawSource } from "../../src/domain/Metadata.js"
+import type { ColumnVerdict, RawColumn, RawDataset, RawSource } from "../../src/domain/Metadata.js"
 import { ClassifierLive } from "../../src/layers/ClassifierLive.js"
 import { makeConnectors } from "../../src/layers/connectors/index.js"
 import { ReaderConfigLive } from "../../src/layers/Main.js"
@@ -21,6 +21,7 @@ import { Corrections } from "../../src/services/Corrections.js"
 import { ReaderLive } from "../../src/services/Reader.js"
 import { Scanner } from "../../src/services/Scanner.js"
 import { Secrets } from "../../src/services/Secrets.js"
+import type { SourceOutcome } from "../../src/services/Store.js"
 
 // ── hand-written metadata ────────────────────────────────────────────────────────────────────
 export const column = (name: string, position: number, extra: Partial<RawColumn> = {}): RawColumn => ({
@@ -48,6 +49,35 @@ export const dataset = (
   columns,
   dependsOn: [],
   ...extra
+})
+
+/** A rules verdict as the classifier hands it to the store. */
+export const verdict = (value: ColumnVerdict["value"], rule = `token:${value}`): ColumnVerdict => ({
+  value,
+  rule,
+  confidence: 0.9,
+  method: "name-token",
+  category: value === "not" ? null : "contact.email",
+  evidence: [`name ${rule}`]
+})
+
+/** A scanned source `shop` (SQLite) as the scanner hands it to the store's commit. */
+export const scannedOutcome = (
+  datasets: ReadonlyArray<RawDataset>,
+  verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>,
+  fingerprint = "fp1"
+): SourceOutcome => ({
+  _tag: "Scanned",
+  id: "shop",
+  kind: "sqlite",
+  driver: "node:sqlite",
+  label: null,
+  region: null,
+  userAuthored: false,
+  serverVersion: "3.45",
+  datasets,
+  verdicts,
+  rawFingerprint: fingerprint
 })
 
 export const rawSource = (datasets: ReadonlyArray<RawDataset>, extra: Partial<RawSource> = {}): RawSource => ({

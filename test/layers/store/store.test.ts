@@ -1,31 +1,14 @@
 import { SqlError } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { ColumnVerdict, RawColumn, RawDataset } from "../../../src/domain/Metadata.js"
+import type { RawColumn, RawDataset } from "../../../src/domain/Metadata.js"
 import { NodeSqliteClient } from "../../../src/layers/NodeSqlite.js"
 import { SqlMemoryLive, StoreMemoryLive } from "../../../src/layers/SqlMemory.js"
 import { StoreLive, StoreReaderLive } from "../../../src/layers/store/index.js"
 import { ChangeLog } from "../../../src/services/ChangeLog.js"
 import { columnId, datasetId, type SourceOutcome, Store, StoreReader } from "../../../src/services/Store.js"
+import { column, scannedOutcome, verdict } from "../../utils/TestLayers.js"
 
-const col = (name: string, position: number, extra: Partial<RawColumn> = {}): RawColumn => ({
-  name,
-  type: "text",
-  nullable: true,
-  position,
-  comment: null,
-  isPrimaryKey: false,
-  references: null,
-  ...extra
-})
-const verdict = (value: ColumnVerdict["value"], rule = `token:${value}`): ColumnVerdict => ({
-  value,
-  rule,
-  confidence: 0.9,
-  method: "name-token",
-  category: value === "not" ? null : "contact.email",
-  evidence: [`name ${rule}`]
-})
 const table = (
   name: string,
   columns: ReadonlyArray<RawColumn>,
@@ -40,27 +23,9 @@ const table = (
   columns,
   dependsOn
 })
-const scanned = (
-  datasets: ReadonlyArray<RawDataset>,
-  verdicts: ReadonlyArray<ReadonlyArray<ColumnVerdict>>,
-  fingerprint = "fp1"
-): SourceOutcome => ({
-  _tag: "Scanned",
-  id: "shop",
-  kind: "sqlite",
-  driver: "node:sqlite",
-  label: null,
-  region: null,
-  userAuthored: false,
-  serverVersion: "3.45",
-  datasets,
-  verdicts,
-  rawFingerprint: fingerprint
-})
-
-const customers = table("customers", [col("id", 1, { isPrimaryKey: true }), col("email", 2)])
-const recent = table("recent_customers", [col("email", 1)], [{ schema: "main", name: "customers" }])
-const firstScan = scanned([customers, recent], [[verdict("not"), verdict("personal")], [verdict("personal")]])
+const customers = table("customers", [column("id", 1, { isPrimaryKey: true }), column("email", 2)])
+const recent = table("recent_customers", [column("email", 1)], [{ schema: "main", name: "customers" }])
+const firstScan = scannedOutcome([customers, recent], [[verdict("not"), verdict("personal")], [verdict("personal")]])
 const email = columnId(datasetId("shop", "main", "customers"), "email")
 const commit = (outcomes: ReadonlyArray<SourceOutcome>, removedSources: ReadonlyArray<string> = []) =>
   Effect.flatMap(
@@ -111,8 +76,11 @@ describe("SQLite store (in memory)", () => {
       yield* commit([firstScan])
       assert.deepStrictEqual(yield* store.setOverride(email, "special", "ann"), { previous: "personal" })
       // The re-scan reclassifies the column (and changes its type): the override stays on top.
-      const rescan = scanned(
-        [table("customers", [col("id", 1, { isPrimaryKey: true }), col("email", 2, { type: "varchar" })]), recent],
+      const rescan = scannedOutcome(
+        [
+          table("customers", [column("id", 1, { isPrimaryKey: true }), column("email", 2, { type: "varchar" })]),
+          recent
+        ],
         [[verdict("not"), verdict("not", "type-veto:varchar")], [verdict("personal")]],
         "fp2"
       )
@@ -173,8 +141,8 @@ describe("SQLite store (in memory)", () => {
       const reader = yield* StoreReader
       const before = { datasets: yield* reader.datasets, changes: yield* allChanges, scan: yield* reader.lastScan }
       // A new dataset is written, then a dataset without verdicts for its columns throws mid-commit.
-      const broken = scanned(
-        [table("orders", [col("id", 1)]), table("invoices", [col("id", 1), col("iban", 2)])],
+      const broken = scannedOutcome(
+        [table("orders", [column("id", 1)]), table("invoices", [column("id", 1), column("iban", 2)])],
         [[verdict("not")], []],
         "fp3"
       )
