@@ -26,7 +26,7 @@ export const rowInvalid = (table: string, error: ParseResult.ParseError): Schema
 // microseconds a row (10,200 dataset rows: 12–30 ms). A row Schema here is a struct of plain fields
 // (strings, numbers, literals, null, their unions; a few refined ones): for such a struct the check is
 // derived from the Schema's own AST once, and a row that passes it is exactly what decoding would give
-// (the declared fields, copied; nothing else). Any field kind the fast check does not know is checked by
+// (its declared fields: a row that also holds others is copied without them). Any field kind the fast check does not know is checked by
 // Schema itself; a row that fails is decoded by Schema to get the failure it reports.
 
 type Check = (u: unknown) => boolean
