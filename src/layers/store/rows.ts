@@ -3,6 +3,7 @@
  * another version of the tool (or by hand): `SCHEMA_MIGRATION_REQUIRED`, naming the table and column.
  */
 import { Effect, Either, ParseResult, Schema, type SchemaAST } from "effect"
+import { type Check, valueCheck } from "../../domain/PlainSchema.js"
 import { SchemaMigrationRequired } from "../../errors/index.js"
 
 /** The columns a decoding failure points at (never the values: a message carries no data). */
@@ -24,39 +25,10 @@ export const rowInvalid = (table: string, error: ParseResult.ParseError): Schema
 // ── the fast path ────────────────────────────────────────────────────────────────────────────
 // A catalog read returns up to hundreds of thousands of rows, and Schema's general decoder costs a few
 // microseconds a row (10,200 dataset rows: 12–30 ms). A row Schema here is a struct of plain fields
-// (strings, numbers, literals, null, their unions; a few refined ones): for such a struct the check is
-// derived from the Schema's own AST once, and a row that passes it is exactly what decoding would give
-// (its declared fields: a row that also holds others is copied without them). Any field kind the fast check does not know is checked by
-// Schema itself; a row that fails is decoded by Schema to get the failure it reports.
-
-type Check = (u: unknown) => boolean
-
-/** A check of one field derived from its AST; `Schema.is` for kinds not listed. */
-const checkOf = (ast: SchemaAST.AST): Check => {
-  switch (ast._tag) {
-    case "StringKeyword":
-      return (u) => typeof u === "string"
-    case "NumberKeyword":
-      return (u) => typeof u === "number"
-    case "Literal": {
-      const literal = ast.literal
-      return (u) => u === literal
-    }
-    case "Union": {
-      // Literal members (a class value, `null`) by one set lookup; the others in turn.
-      const literals = new Set(ast.types.flatMap((t) => (t._tag === "Literal" ? [t.literal] : [])))
-      const checks = ast.types.filter((t) => t._tag !== "Literal").map(checkOf)
-      if (checks.length === 0) return (u) => literals.has(u as SchemaAST.LiteralValue)
-      if (checks.length === 1) {
-        const only = checks[0]!
-        return (u) => literals.has(u as SchemaAST.LiteralValue) || only(u)
-      }
-      return (u) => literals.has(u as SchemaAST.LiteralValue) || checks.some((c) => c(u))
-    }
-    default:
-      return Schema.is(Schema.make(ast))
-  }
-}
+// (strings, numbers, literals, null, their unions; a few refined ones): for such a struct each field's
+// check is derived once from the Schema's own AST (domain/PlainSchema.ts), and a row that passes is
+// exactly what decoding would give (its declared fields: a row that also holds others is copied without
+// them). A row that fails is decoded by Schema to get the failure it reports.
 
 interface FastRow {
   /** 0: not a row of the schema; 1: one, holding only declared fields; 2: one, with other fields too. */
@@ -64,28 +36,15 @@ interface FastRow {
   readonly pick: (row: Record<string, unknown>) => Record<string, unknown>
 }
 
-/** A field whose decoded value is the value read (no transformation anywhere in it). */
-const plain = (ast: SchemaAST.AST): boolean => {
-  switch (ast._tag) {
-    case "StringKeyword":
-    case "NumberKeyword":
-    case "Literal":
-      return true
-    case "Union":
-      return ast.types.every(plain)
-    case "Refinement":
-      return plain(ast.from)
-    default:
-      return false
-  }
-}
-
 /** The fast check and copy of a struct Schema of plain fields; `null` for any other (Schema decodes it). */
 const fastRowOf = (ast: SchemaAST.AST): FastRow | null => {
   if (ast._tag !== "TypeLiteral" || ast.indexSignatures.length > 0) return null
-  if (!ast.propertySignatures.every((p) => plain(p.type))) return null
-  const fields = ast.propertySignatures.map((p) => ({ name: p.name, optional: p.isOptional, check: checkOf(p.type) }))
-  if (fields.some((f) => typeof f.name !== "string")) return null
+  const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: Check }> = []
+  for (const p of ast.propertySignatures) {
+    const check = valueCheck(p.type)
+    if (check === null || typeof p.name !== "string") return null
+    fields.push({ name: p.name, optional: p.isOptional, check })
+  }
   return {
     check: (row) => {
       if (typeof row !== "object" || row === null) return 0
@@ -105,7 +64,7 @@ const fastRowOf = (ast: SchemaAST.AST): FastRow | null => {
     },
     pick: (row) => {
       const out: Record<string, unknown> = {}
-      for (const f of fields) if (f.name in row) out[f.name as string] = row[f.name as string]
+      for (const f of fields) if (f.name in row) out[f.name] = row[f.name]
       return out
     }
   }

@@ -6,9 +6,9 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
+import { plainCheck } from "../../domain/PlainSchema.js"
 import { Reader } from "../../services/Reader.js"
 import { Api, declaredQueryParams, queryParamProblem, QueryParamsGuard, successSchemas } from "./Api.js"
-import { plainCheck } from "./plain.js"
 
 /**
  * The response of a value through its route's declared success Schema. A value that breaks the
@@ -19,7 +19,7 @@ export const respond = <A, I>(schema: Schema.Schema<A, I>) => {
   // The Reader hands out the same value while the catalog has not changed (its dataset cache), and a
   // value is immutable: each one is encoded once.
   const encoded = new WeakMap<object, I>()
-  // A plain resource that already is its encoded form is the body (plain.ts); the encoder runs otherwise.
+  // A plain resource that already is its encoded form is the body (domain/PlainSchema.ts); the encoder runs otherwise.
   const isEncoded = plainCheck(schema)
   const bodyOf = (a: A): Effect.Effect<I> => {
     const key = typeof a === "object" && a !== null ? a : null

@@ -1,5 +1,6 @@
 /**
- * A fast check that a value already is its Schema's encoded form, for the read API's responses.
+ * Fast checks derived from a plain Schema's own AST: for the catalog's rows at the SQL edge
+ * (layers/store/rows.ts) and the read API's response bodies (programs/http/Handlers.ts).
  *
  * The resources the Reader returns are plain JSON shapes: structs, arrays, strings, numbers, booleans,
  * literals and their unions, with no transformation anywhere, so encoding one through its Schema gives back
@@ -11,12 +12,15 @@
  */
 import { Schema, type SchemaAST } from "effect"
 
-type Check = (u: unknown) => boolean
+export type Check = (u: unknown) => boolean
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The check of `ast`, or `null` when it is not a plain node. Excess properties fail the check. */
-const checkOf = (ast: SchemaAST.AST): Check | null => {
+/**
+ * The check of a value against `ast`, or `null` when `ast` is not a plain node (a transformation, a
+ * declaration, a recursive part: then only Schema itself can say). A struct's excess properties fail it.
+ */
+export const valueCheck = (ast: SchemaAST.AST): Check | null => {
   switch (ast._tag) {
     case "StringKeyword":
       return (u) => typeof u === "string"
@@ -35,17 +39,22 @@ const checkOf = (ast: SchemaAST.AST): Check | null => {
     case "Union": {
       // Literal members (a class value, `null`) by one set lookup; the others in turn.
       const literals = new Set(ast.types.flatMap((t) => (t._tag === "Literal" ? [t.literal] : [])))
-      const checks = ast.types.filter((t) => t._tag !== "Literal").map(checkOf)
+      const checks = ast.types.filter((t) => t._tag !== "Literal").map(valueCheck)
       if (checks.some((c) => c === null)) return null
+      if (checks.length === 0) return (u) => literals.has(u as SchemaAST.LiteralValue)
+      if (checks.length === 1) {
+        const only = checks[0]!
+        return (u) => literals.has(u as SchemaAST.LiteralValue) || only(u)
+      }
       return (u) => literals.has(u as SchemaAST.LiteralValue) || checks.some((c) => c!(u))
     }
     case "Refinement": {
-      if (checkOf(ast.from) === null) return null
+      if (valueCheck(ast.from) === null) return null
       return Schema.is(Schema.make(ast))
     }
     case "TupleType": {
       if (ast.elements.length > 0 || ast.rest.length !== 1) return null
-      const item = checkOf(ast.rest[0]!.type)
+      const item = valueCheck(ast.rest[0]!.type)
       if (item === null) return null
       return (u) => Array.isArray(u) && u.every(item)
     }
@@ -53,7 +62,7 @@ const checkOf = (ast: SchemaAST.AST): Check | null => {
       if (ast.indexSignatures.length > 0) return null
       const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: Check }> = []
       for (const p of ast.propertySignatures) {
-        const check = checkOf(p.type)
+        const check = valueCheck(p.type)
         if (check === null || typeof p.name !== "string") return null
         fields.push({ name: p.name, optional: p.isOptional, check })
       }
@@ -82,4 +91,4 @@ const checkOf = (ast: SchemaAST.AST): Check | null => {
  * For a plain Schema: whether a value is, as it stands, that Schema's encoded form (then it is the body).
  * `null` for any other Schema.
  */
-export const plainCheck = <A, I>(schema: Schema.Schema<A, I>): ((a: A) => boolean) | null => checkOf(schema.ast)
+export const plainCheck = <A, I>(schema: Schema.Schema<A, I>): ((a: A) => boolean) | null => valueCheck(schema.ast)

@@ -4,8 +4,8 @@
  */
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { successSchemas } from "../../../src/programs/http/Api.js"
-import { plainCheck } from "../../../src/programs/http/plain.js"
+import { plainCheck } from "../../src/domain/PlainSchema.js"
+import { successSchemas } from "../../src/programs/http/Api.js"
 
 const Hit = Schema.Struct({
   id: Schema.String,
