@@ -51,7 +51,7 @@ const importBoundaries = [
   }]),
   ...["cli", "mcp", "http"].map((program) =>
     restrict([`src/programs/${program}/**/*.{ts,mjs}`], [{
-      regex: `^(\\.\\./)+(${["cli", "mcp", "http"].filter((p) => p !== program).join("|")})/`,
+      regex: into(["cli", "mcp", "http"].filter((p) => p !== program)),
       message: "A program never reaches into another program."
     }])
   )

@@ -38,10 +38,10 @@ export class Corrections extends Effect.Service<Corrections>()("catalog/Correcti
           param: "class"
         })
       }
-      yield* requireColumn(id)
+      // The scan's own class (`m_value`) is what an override sits beside: the override does not change it.
+      const col = yield* requireColumn(id)
       const by = actor(env)
       const r = yield* Effect.orDie(store.setOverride(id, value, by))
-      const col = yield* requireColumn(id)
       return { column: id, value, previous: r.previous, machine: col.m_value, by, drift: col.m_value !== value }
     })
 

@@ -32,7 +32,7 @@ import { version } from "../../version.js"
 import { describe } from "./CatalogCommands.js"
 import { runDoctor } from "./doctor.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
-import { firstSentence, type HelpDocument, helpDocumentFor, showHelp } from "./HelpDocument.js"
+import { type HelpDocument, helpDocumentFor, showHelp } from "./HelpDocument.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
@@ -618,7 +618,5 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
 
 /** The help document of this tree (read once per process). */
 export const helpDocument: () => HelpDocument = helpDocumentFor(root)
-
-export { firstSentence }
 
 export const cli = Command.run(root, { name: "catalog", version })
