@@ -4,6 +4,7 @@
  * activity's fingerprint, so a later change to the activity marks the answer for review.
  */
 import { DateTime, Effect } from "effect"
+import type { RopaDraft } from "../domain/Compliance.js"
 import { RopaInputInvalid, RopaNoneUnconfirmed, SignerRequired } from "../errors/index.js"
 import { actor, AppEnv } from "./AppEnv.js"
 import { Reader } from "./Reader.js"
@@ -27,13 +28,16 @@ export class Annotations extends Effect.Service<Annotations>()("catalog/Annotati
     const env = yield* AppEnv
 
     /** The keys of the draft's activities, as a fix lists them. */
-    const activityKeys = Effect.map(reader.compliance, (draft) => draft.activities.map((a) => a.key))
+    const keysOf = (draft: RopaDraft): ReadonlyArray<string> => draft.activities.map((a) => a.key)
 
-    /** Saves the answer and gives the field as the draft now reports it. */
-    const set = Effect.fn("Annotations.set")(function*(input: AnnotationInput) {
+    /**
+     * Saves the answer and gives the field as the draft now reports it. `draft` is the draft the caller
+     * already read (for its usage fix), else it is read here.
+     */
+    const set = Effect.fn("Annotations.set")(function*(input: AnnotationInput, current?: RopaDraft) {
       const { activityKey: key, confirm, field: rawField, value } = input
-      const draft = yield* reader.compliance
-      const keys = draft.activities.map((a) => a.key)
+      const draft = current ?? (yield* reader.compliance)
+      const keys = keysOf(draft)
       const activity = draft.activities.find((a) => a.key === key)
       if (!activity) {
         return yield* new RopaInputInvalid({
@@ -84,6 +88,6 @@ export class Annotations extends Effect.Service<Annotations>()("catalog/Annotati
       return { activityKey: key, ...after }
     })
 
-    return { activityKeys, set } as const
+    return { draft: reader.compliance, keysOf, set } as const
   })
 }) {}

@@ -20,7 +20,8 @@ export const annotateSet = Command.make("set", {
   Effect.gen(function*() {
     const annotations = yield* Annotations
     // The usage fix lists the activity keys, so a missing catalog is reported before a missing argument.
-    const keys = yield* annotations.activityKeys
+    const draft = yield* annotations.draft
+    const keys = annotations.keysOf(draft)
     const [activityKey, field, value] = yield* positionals(args, {
       error: RopaInputInvalid,
       fix: `Usage: catalog annotate set <activityKey> <${legalFields.join("|")}> <value> [--confirm]. Keys: ${
@@ -32,7 +33,7 @@ export const annotateSet = Command.make("set", {
         { param: "value", missing: "The value is missing.", rest: true }
       ]
     })
-    const r = yield* annotations.set({ activityKey, field, value, confirm })
+    const r = yield* annotations.set({ activityKey, field, value, confirm }, draft)
     yield* emit(r, (f) =>
       `${f.activityKey}.${f.field}: ${
         f.status === "confirmed" ? green(`confirmed by ${f.confirmedBy}`) : yellow("saved as a draft fill (suggested)")
