@@ -25,7 +25,10 @@ export const respond = <A, I>(schema: Schema.Schema<A, I>) => {
     const key = typeof a === "object" && a !== null ? a : null
     const hit = key === null ? undefined : encoded.get(key)
     if (hit !== undefined) return Effect.succeed(hit)
-    if (isEncoded !== null && isEncoded(a)) return Effect.succeed(a as unknown as I)
+    if (isEncoded !== null && isEncoded(a)) {
+      if (key !== null) encoded.set(key, a as unknown as I)
+      return Effect.succeed(a as unknown as I)
+    }
     return Effect.tap(Effect.orDie(encode(a)), (body) => {
       if (key !== null) encoded.set(key, body)
     })
