@@ -44,18 +44,9 @@ import { ftsQuery, rankHits, searchCandidates, searchPage } from "./reader/searc
 import { draftRopa } from "./Ropa.js"
 import { type DatasetRow, type SourceRow, type StoreError, StoreReader } from "./Store.js"
 
-export { changesLimits, parseLimit, parseSince, parseTimestamp, searchLimits, type Since } from "./reader/input.js"
-export {
-  boundBytes,
-  classRank,
-  highestClass,
-  maxListBytes,
-  rowCountDisplay,
-  staleness,
-  tierOf,
-  toColumn
-} from "./reader/resources.js"
-export { ftsQuery } from "./reader/search.js"
+// What other modules read through the Reader's module (the parts themselves are in ./reader/).
+export { changesLimits, parseLimit, searchLimits } from "./reader/input.js"
+export { boundBytes, rowCountDisplay, toColumn } from "./reader/resources.js"
 
 /** What the reader knows of the configuration (optional: the MCP server may run without catalog.yml). */
 export interface ReaderConfig {

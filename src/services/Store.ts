@@ -6,6 +6,7 @@
 import type { SqlError } from "@effect/sql"
 import { Context, type Effect, Either, Schema } from "effect"
 import { createHash } from "node:crypto"
+import { ClassValue as ClassValueSchema, LineageOrigin } from "../domain/Catalog.js"
 import type { ClassValue, ColumnVerdict, DatasetKind, RawDataset, RawEdge } from "../domain/Metadata.js"
 import type { SchemaMigrationRequired } from "../errors/index.js"
 import type { RedactedText } from "./Redact.js"
@@ -42,7 +43,6 @@ export const JsonText = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
   const valid = Schema.decodeUnknownEither(Schema.parseJson(schema))
   return Schema.String.pipe(Schema.filter((s) => Either.isRight(valid(s)) || `not JSON of ${what}`))
 }
-const ClassValueSchema: Schema.Schema<ClassValue> = Schema.Literal("personal", "special", "criminal", "not")
 const NullableString = Schema.NullOr(Schema.String)
 const NullableNumber = Schema.NullOr(Schema.Number)
 /** Dataset ids of a glossary term (`glossary.datasets`). */
@@ -146,7 +146,7 @@ export const EdgeRow = Schema.Struct({
   id: Schema.String,
   from_id: Schema.String,
   to_id: Schema.String,
-  origin: Schema.Literal("scan", "dbt", "user"),
+  origin: LineageOrigin,
   created_at: Schema.String,
   by: NullableString,
   from_known: Schema.Number,

@@ -1,20 +1,21 @@
 /** The `columns` table with each column's human override (`overrides`) applied: the machine verdict and the effective class. */
 import type { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ClassValue as ClassValueSchema } from "../../domain/Catalog.js"
 import type { ClassValue } from "../../domain/Metadata.js"
 import { ColumnRow, RopaColumnRow, SearchColumnRow, splitColumnId, type StoreReader } from "../../services/Store.js"
 import { findAll, findOne, Id } from "./rows.js"
 
 const ClassCount = Schema.Struct({
-  value: Schema.Literal("personal", "special", "criminal", "not"),
+  value: ClassValueSchema,
   n: Schema.Number
 })
 const MethodCount = Schema.Struct({ method: Schema.String, n: Schema.Number })
 
 /** The verdict of one column, for a correction. */
 export const ColumnVerdictRow = Schema.Struct({
-  m_value: Schema.Literal("personal", "special", "criminal", "not"),
-  o_value: Schema.NullOr(Schema.Literal("personal", "special", "criminal", "not"))
+  m_value: ClassValueSchema,
+  o_value: Schema.NullOr(ClassValueSchema)
 })
 
 /** The effective verdict of column `id`, matched by its primary key (dataset, name) and its id. */

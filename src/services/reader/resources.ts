@@ -3,7 +3,6 @@
  * ChangeEntry, SourceState…), the classification a column shows, the row-count display, the staleness
  * tier of a source, and the byte budget of list results.
  */
-import type { Context, Effect } from "effect"
 import type {
   ChangeEntry,
   ClassCounts,
@@ -21,7 +20,16 @@ import type { GlossaryTerm } from "../../domain/Compliance.js"
 import type { ClassValue } from "../../domain/Metadata.js"
 import { redact } from "../Redact.js"
 import type { RopaColumn, RopaSource } from "../Ropa.js"
-import type { ChangeRow, ColumnRow, DatasetRow, EdgeRow, GlossaryRow, SourceRow, StoreReader } from "../Store.js"
+import type {
+  ChangeRow,
+  ColumnRow,
+  DatasetRow,
+  DatasetSummaryRow,
+  EdgeRow,
+  GlossaryRow,
+  RopaColumnRow,
+  SourceRow
+} from "../Store.js"
 import { summarizeChange } from "./changes.js"
 
 /** List results are cut to about this many bytes of JSON (with returned/total/truncated). */
@@ -41,9 +49,6 @@ export const boundBytes = <A>(items: ReadonlyArray<A>, budget = maxListBytes): A
 
 /** Staleness thresholds (hours): fresh < 24 h ≤ stale-warn < 7 d ≤ stale-loud. */
 export const staleness = { warnHours: 24, loudHours: 24 * 7 } as const
-
-/** The classes in order of gravity. */
-export const classRank: Record<ClassValue, number> = { not: 0, personal: 1, special: 2, criminal: 3 }
 
 export const highestClass = (
   c: ClassCounts
@@ -142,7 +147,7 @@ export const toChange = (r: ChangeRow): ChangeEntry => {
 }
 
 /** A row of the dataset list: the dataset with its column count and its columns per class. */
-export type DatasetListRow = Effect.Effect.Success<Context.Tag.Service<StoreReader>["datasets"]>[number]
+export type DatasetListRow = DatasetSummaryRow
 
 /** What names a dataset, first in every shape that shows one. */
 const datasetHead = (d: Pick<DatasetRow, "id" | "source_id" | "schema_name" | "name" | "kind">) => ({
@@ -253,7 +258,6 @@ export const toGlossaryTerm = (g: GlossaryRow): GlossaryTerm => ({
 })
 
 /** A personal-data column as the RoPA draft reads it. */
-export type RopaColumnRow = Effect.Effect.Success<Context.Tag.Service<StoreReader>["ropaColumns"]>[number]
 
 export const toRopaColumn = (c: RopaColumnRow): RopaColumn => ({
   datasetId: c.dataset_id,

@@ -4,14 +4,14 @@
  */
 import type { Context, Effect } from "effect"
 import type { SearchHit, SearchResult } from "../../domain/Catalog.js"
-import { searchWords, type StoreReader } from "../Store.js"
+import { type SearchColumnRow, searchWords, type StoreReader } from "../Store.js"
+
+export type { SearchColumnRow }
 import { boundBytes } from "./resources.js"
 
 type StoreReaderApi = Context.Tag.Service<StoreReader>
 /** A dataset the store's full-text index found, with its FTS score. */
 export type SearchDatasetRow = Effect.Effect.Success<ReturnType<StoreReaderApi["searchDatasets"]>>[number]
-/** What search needs of one column of a candidate dataset. */
-export type SearchColumnRow = Effect.Effect.Success<ReturnType<StoreReaderApi["searchColumnsOf"]>>[number]
 /** A glossary term the store's full-text index found, with its FTS score. */
 export type SearchGlossaryRow = Effect.Effect.Success<ReturnType<StoreReaderApi["searchGlossary"]>>[number]
 
