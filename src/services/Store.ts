@@ -363,6 +363,8 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
   /** Every human classification override. */
   readonly overrides: Effect.Effect<ReadonlyArray<OverrideRow>, StoreError>
   readonly edges: (datasetId?: string) => Effect.Effect<ReadonlyArray<EdgeRow>, StoreError>
+  /** The human-asserted edges (origin `user`): what a team file carries. */
+  readonly userEdges: Effect.Effect<ReadonlyArray<EdgeRow>, StoreError>
   readonly edge: (id: string) => Effect.Effect<EdgeRow | null, StoreError>
   readonly changes: (
     opts: { readonly sinceSeq?: number; readonly sinceAt?: string; readonly limit: number }

@@ -213,7 +213,7 @@ export class TeamFileService extends Effect.Service<TeamFileService>()("catalog/
 
     const exportFile: Effect.Effect<TeamFile, StoreError> = Effect.gen(function*() {
       const overrides = yield* reader.overrides
-      const edges = (yield* reader.edges()).filter((e) => e.origin === "user")
+      const edges = yield* reader.userEdges
       const terms = yield* reader.glossaryTerms
       const descs = yield* reader.descriptions
       const notes = yield* reader.annotations

@@ -33,17 +33,20 @@ export const columnsRepository = (sql: SqlClient.SqlClient) => {
   const one = findOne("columns", ColumnRow)
   const ids = findAll("columns", Id)
 
-  const column = (id: string) =>
-    one(
-      sql`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${
-        splitColumnId(id).datasetId
-      } AND c.name = ${splitColumnId(id).name} AND c.id = ${id}`
+  const column = (id: string) => {
+    const { datasetId, name } = splitColumnId(id)
+    return one(
+      sql`SELECT ${COLS} FROM columns c LEFT JOIN overrides o ON o.column_id = c.id WHERE c.dataset_id = ${datasetId} AND c.name = ${name} AND c.id = ${id}`
     )
+  }
 
   const resolveColumnId: StoreReader["Type"]["resolveColumnId"] = (id) =>
     Effect.gen(function*() {
-      const exact = yield* column(id)
-      if (exact !== null) return exact.id
+      const { datasetId, name } = splitColumnId(id)
+      const exact = yield* ids(
+        sql`SELECT id FROM columns WHERE dataset_id = ${datasetId} AND name = ${name} AND id = ${id}`
+      )
+      if (exact[0] !== undefined) return exact[0].id
       const folded = yield* ids(sql`SELECT id FROM columns WHERE lower(id) = lower(${id}) LIMIT 2`)
       return folded.length === 1 ? folded[0]!.id : null
     })

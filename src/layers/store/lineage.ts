@@ -19,6 +19,7 @@ export const lineageRepository = (sql: SqlClient.SqlClient) => {
             ? sql`${base} ORDER BY l.from_id, l.to_id, l.origin`
             : sql`${base} WHERE l.from_id = ${id} OR l.to_id = ${id} ORDER BY l.from_id, l.to_id, l.origin`
         ),
+      userEdges: all(sql`${base} WHERE l.origin = 'user' ORDER BY l.from_id, l.to_id, l.origin`),
       edge: (id: string) => findOne("lineage", EdgeRow)(sql`${base} WHERE l.id = ${id}`)
     } satisfies Partial<StoreReader["Type"]>,
     writes: {

@@ -15,7 +15,6 @@ import {
   MapNotFound
 } from "../../errors/index.js"
 import { indexPath, SqlReadLive, SqlWriteLive } from "../../layers/Sql.js"
-import { StoreReaderLive } from "../../layers/store/index.js"
 import { actor, AppEnv, dataDir } from "../../services/AppEnv.js"
 import { Describe, type DescribedColumn, type DescribedDataset, DescribeLive } from "../../services/Describe.js"
 import { Glossary, GlossaryLive } from "../../services/Glossary.js"
@@ -25,12 +24,9 @@ import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { needsSubcommand, positionals } from "./usage.js"
 
 /** The write services over the (migrated) catalog. */
-const CatalogWriteLive = Layer.mergeAll(LineageLive, GlossaryLive, DescribeLive).pipe(
-  Layer.provide(StoreReaderLive),
-  Layer.provide(SqlWriteLive)
-)
+const CatalogWriteLive = Layer.mergeAll(LineageLive, GlossaryLive, DescribeLive).pipe(Layer.provide(SqlWriteLive))
 /** `describe list` only reads. */
-const DescribeReadLive = DescribeLive.pipe(Layer.provide(StoreReaderLive), Layer.provide(SqlReadLive))
+const DescribeReadLive = DescribeLive.pipe(Layer.provide(SqlReadLive))
 
 /** Fails with MAP_NOT_FOUND before any layer would create an empty catalog. */
 const requireCatalog = Effect.gen(function*() {

@@ -8,13 +8,12 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import type { DoraViolation } from "../../domain/Compliance.js"
 import { DoraInputInvalid } from "../../errors/index.js"
-import { SqlReadLive, SqlWriteLive } from "../../layers/Sql.js"
-import { StoreReaderLive } from "../../layers/store/index.js"
+import { SqlWriteLive, StoreReadOnlyLive } from "../../layers/Sql.js"
 import { StoreReader } from "../../services/Store.js"
 import { bold, dim, emit, green, yellow } from "./render.js"
 
 const doraModule = Effect.promise(() => import("../../services/Dora.js"))
-const CellsReadLive = StoreReaderLive.pipe(Layer.provide(SqlReadLive))
+const CellsReadLive = StoreReadOnlyLive
 
 const open = (vs: ReadonlyArray<DoraViolation>, where: string, max = 20): string => {
   if (vs.length === 0) return green(`No validation problems left in ${where}.`)
