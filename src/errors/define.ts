@@ -1,5 +1,5 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { type Cause, Data, Option, Schema, SchemaAST } from "effect"
+import { type Cause, Data, Schema, SchemaAST } from "effect"
 import { pipeArguments } from "effect/Pipeable"
 
 /** Which table of SPEC.md's Errors section a code belongs to. */
@@ -104,23 +104,30 @@ export interface AnyRegistryErrorClass extends Schema.Schema.AnyNoContext {
 
 const defined: Array<AnyRegistryErrorClass> = []
 
+/** An error's fields as its body carries them, in the body's order: a `fix` of `null` and absent fields left out. */
+const bodyFields = (e: {
+  readonly message: string
+  readonly fix: string | null
+  readonly param?: string | undefined
+  readonly details?: unknown
+}) => ({
+  message: e.message,
+  ...(e.fix !== null ? { fix: e.fix } : {}),
+  ...(e.param !== undefined ? { param: e.param } : {}),
+  ...(e.details !== undefined ? { details: e.details } : {})
+})
+
 /** What marks a value as a Schema (`Schema.isSchema`); a registry class is one, its parts built lazily. */
 const variance = { _A: (_: never) => _, _I: (_: never) => _, _R: (_: never) => _ }
 
 /** Every registry class, in the order defined (the registry is derived from this one list). */
 export const definedErrors: ReadonlyArray<AnyRegistryErrorClass> = defined
 
-// The fields every registry error shares, built once (a registry class is made at start-up for each of
-// the ~70 codes: what is not per code must not be rebuilt per code). Message and fix default to the
-// registry's in the constructor.
-/** `fix` on the wire is omitted where the instance has none (`null`). */
-const fixField = Schema.optionalToRequired(Schema.String, Schema.NullOr(Schema.String), {
-  decode: Option.getOrNull,
-  encode: Option.fromNullable
-})
+// The body's fields every registry error shares on the wire, built once. `fix` is omitted where the
+// instance has none (`null`: the class's transformation maps the two).
 const sharedFields = {
   message: Schema.String,
-  fix: fixField,
+  fix: Schema.optional(Schema.String),
   param: Schema.optional(Schema.String.annotations({ description: "the request parameter at fault" })),
   details: Schema.optional(Schema.Unknown)
 }
@@ -212,13 +219,7 @@ export const defineError = <Self = never>() =>
       return this.usage ? 2 : spec.exitCode
     }
     get input(): ErrorInput {
-      return {
-        message: this.message,
-        ...(this.fix !== null ? { fix: this.fix } : {}),
-        ...(this.param !== undefined ? { param: this.param } : {}),
-        ...(this.details !== undefined ? { details: this.details } : {}),
-        ...(this.usage ? { usage: true } : {})
-      }
+      return { ...bodyFields(this), ...(this.usage ? { usage: true } : {}) }
     }
     get body(): ErrorBody {
       const Self = this.constructor
@@ -237,8 +238,8 @@ export const defineError = <Self = never>() =>
    * HttpApi reads.
    */
   const wireOf = (Self: typeof Base): SchemaAST.Transformation => {
-    const fields = { code: Schema.tag(code), ...sharedFields }
-    const Envelope = Schema.Struct({ error: Schema.encodedSchema(Schema.Struct(fields)) }).annotations({
+    const fields = { code: Schema.Literal(code), ...sharedFields }
+    const Envelope = Schema.Struct({ error: Schema.Struct(fields) }).annotations({
       identifier: `${tag}Error`
     })
     const Instance = Schema.declare((u): u is Base => u instanceof Self, { identifier: tag })
@@ -252,15 +253,7 @@ export const defineError = <Self = never>() =>
           ...(error.param !== undefined ? { param: error.param } : {}),
           ...(error.details !== undefined ? { details: error.details } : {})
         }),
-      encode: (e) => ({
-        error: {
-          code,
-          message: e.message,
-          ...(e.fix !== null ? { fix: e.fix } : {}),
-          ...(e.param !== undefined ? { param: e.param } : {}),
-          ...(e.details !== undefined ? { details: e.details } : {})
-        }
-      })
+      encode: (e) => ({ error: { code, ...bodyFields(e) } })
     }).annotations(HttpApiSchema.annotations({ status: spec.status, description: `${code}: ${spec.message}` }))
     if (!SchemaAST.isTransformation(ast)) throw new Error("Schema.transform built no Transformation")
     wire.set(Self, ast)
