@@ -49,9 +49,9 @@ const importBoundaries = [
     regex: into(["programs"]),
     message: "src/layers implement services; programs compose them, not the reverse."
   }]),
-  ...["cli", "mcp", "http"].map((program) =>
+  ...["cli", "mcp", "http", "portal"].map((program) =>
     restrict([`src/programs/${program}/**/*.{ts,mjs}`], [{
-      regex: into(["cli", "mcp", "http"].filter((p) => p !== program)),
+      regex: into(["cli", "mcp", "http", "portal"].filter((p) => p !== program)),
       message: "A program never reaches into another program."
     }])
   )

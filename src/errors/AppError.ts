@@ -531,6 +531,15 @@ export class AdminEnvIncomplete extends defineError<AdminEnvIncomplete>()("Admin
   message: "The portal settings are not loaded.",
   fix: "Run the admin command through `catalog` on the portal machine."
 }) {}
+/** Catalog-only is on: nothing may leave this machine (added: SPEC.md names the refusal, not its code). */
+export class CatalogOnly extends defineError<CatalogOnly>()("CatalogOnly", {
+  code: "CATALOG_ONLY",
+  group: "portal",
+  status: 403,
+  message: "catalog-only is on: no metadata leaves this machine.",
+  fix:
+    "Stay local with `catalog invite --no-upload` and `catalog serve-claim`, or switch it off with `catalog config catalog-only off`."
+}) {}
 // ── Agents and API ──────────────────────────────────────────────────────────────────────────────
 /** A required parameter is missing or invalid (also every CLI usage error, exit 2). */
 export class InvalidParam extends defineError<InvalidParam>()("InvalidParam", {
