@@ -111,7 +111,20 @@ describe("mailConfigFrom", () => {
   it("describes each configuration in one line", () => {
     assert.include(describeMailConfig({ transport: "none" }), "MAIL_NOT_CONFIGURED")
     assert.include(describeMailConfig({ transport: "dev", from: defaultMailFrom }), "CATALOG_DEV_MODE=1")
-    assert.include(describeMailConfig({ transport: "sendmail", command: "cat", from: defaultMailFrom }), "cat")
+    const withPassword = {
+      transport: "sendmail",
+      command: "msmtp --password=hunter2 -t",
+      from: defaultMailFrom
+    } as const
+    assert.include(describeMailConfig(withPassword), "CATALOG_SENDMAIL_CMD")
+    assert.notInclude(describeMailConfig(withPassword), "hunter2")
+    const provider = right({
+      CATALOG_POSTMARK_TOKEN: "t",
+      CATALOG_MAIL_FROM: "a@b.example",
+      CATALOG_POSTMARK_URL: "https://user:pw@mail.example/base"
+    })
+    assert.include(describeMailConfig(provider), "https://mail.example")
+    assert.notInclude(describeMailConfig(provider), "pw@")
   })
 })
 

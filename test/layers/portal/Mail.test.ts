@@ -229,6 +229,34 @@ describe("provider (Postmark's API, a local fake)", () => {
     }))
 })
 
+describe("the fake itself answers as Postmark documents", () => {
+  it.scopedLive("401 without the token, 422 for missing JSON fields or a non-JSON request, 200 otherwise", () =>
+    Effect.gen(function*() {
+      const fake = yield* fakePostmarkScoped()
+      const post = (headers: Record<string, string>, body: string) =>
+        Effect.promise(async () => {
+          const res = await fetch(`${fake.url}/email`, { method: "POST", headers, body })
+          return { status: res.status, body: (await res.json()) as { ErrorCode: number; MessageID?: string } }
+        })
+      const json = { Accept: "application/json", "Content-Type": "application/json" }
+      const ok = { From: "a@b.example", To: "c@d.example", Subject: "s", TextBody: "t", MessageStream: "outbound" }
+      const noToken = yield* post(json, JSON.stringify(ok))
+      assert.deepStrictEqual([noToken.status, noToken.body.ErrorCode], [401, 10])
+      const auth = { ...json, "X-Postmark-Server-Token": fake.token }
+      const noBody = yield* post(auth, JSON.stringify({ ...ok, TextBody: undefined }))
+      assert.deepStrictEqual([noBody.status, noBody.body.ErrorCode], [422, 300])
+      const noTo = yield* post(auth, JSON.stringify({ ...ok, To: "" }))
+      assert.deepStrictEqual([noTo.status, noTo.body.ErrorCode], [422, 300])
+      const badJson = yield* post(auth, "{")
+      assert.deepStrictEqual([badJson.status, badJson.body.ErrorCode], [422, 402])
+      const notJson = yield* post({ "X-Postmark-Server-Token": fake.token }, JSON.stringify(ok))
+      assert.deepStrictEqual([notJson.status, notJson.body.ErrorCode], [422, 409])
+      const accepted = yield* post(auth, JSON.stringify(ok))
+      assert.deepStrictEqual([accepted.status, accepted.body.ErrorCode], [200, 0])
+      assert.deepStrictEqual(fake.messages.map((m) => m.MessageID), [accepted.body.MessageID])
+    }))
+})
+
 describe("sendmail (a real child process)", () => {
   const sendmail = (command: string): MailConfig => ({ transport: "sendmail", command, from: defaultMailFrom })
 
