@@ -689,7 +689,7 @@ export const renderClaimPage = (snapshot: Snapshot, ctx: ClaimPageContext): stri
 <main id="main">
 ${ctx.notice !== null ? html`<div class="banner notice" role="status" id="notice">${ctx.notice}</div>` : ""}
 ${modeBanner(snapshot, ctx)}
-<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>A draft drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>
+<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>Drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>
 <div class="page-head"><h1>Record of processing — draft</h1>
 <p class="lead">Drafted ${when(snapshot.createdAt)} with ${snapshot.tool.name} ${snapshot.tool.version}${
     ctx.mode === "local" ? " on this machine" : ""
