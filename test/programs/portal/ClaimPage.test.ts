@@ -206,7 +206,7 @@ describe("renderClaimPage", () => {
     const s = sampleSnapshot()
     const localPage = renderClaimPage(s, local)
     expect(localPage).toContain("Local preview — served from this machine's snapshot; nothing has been sent")
-    expect(localPage).toContain("href=\"/snapshot.json\"")
+    expect(localPage).toContain("href=\"/snapshot.json\">/snapshot.json</a>")
     const portalPage = renderClaimPage(s, portal())
     expect(portalPage).not.toContain("Local preview")
     expect(portalPage).toContain("Live claim")
@@ -312,7 +312,7 @@ describe("renderClaimPage", () => {
     expect(page).toContain("@media print")
     expect(page).toMatch(/\.part \{[^}]*break-before: page/)
     expect(page).toMatch(/@top-center \{ content: "DRAFT — not an official record; nothing here is signed"/)
-    expect(page).toContain("a[href]:not([href^=\"#\"])::after { content: \" <\" attr(href) \">\"")
+    expect(page).toContain("a[href]:not([href^=\"#\"]):not(.bare)::after { content: \" <\" attr(href) \">\"")
   })
 
   it("keeps a catalog of thousands of columns to compact rows", () => {
