@@ -33,6 +33,7 @@ import { describe } from "./CatalogCommands.js"
 import { runDoctor } from "./doctor.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
 import { type HelpDocument, helpDocumentFor, showHelp } from "./HelpDocument.js"
+import { invite, serveClaim } from "./InviteCommands.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
@@ -611,7 +612,9 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     importCmd,
     evidence,
     mcp,
-    open
+    open,
+    invite,
+    serveClaim
   ]),
   Command.withDescription("Maps where personal data lives (metadata only) and drafts the records that follow.")
 )
