@@ -59,8 +59,7 @@ const portalRefusal = (problem: string | null) =>
     ? new PortalUnreachable({
       message:
         "The hosted portal is not switched on yet, so nothing was tried: CATALOG_PORTAL_URL is not set. Nothing was sent.",
-      fix:
-        `Set CATALOG_PORTAL_URL to the address of a running portal, ${stayLocal}`,
+      fix: `Set CATALOG_PORTAL_URL to the address of a running portal, ${stayLocal}`,
       param: "CATALOG_PORTAL_URL"
     })
     : new PortalUnreachable({
