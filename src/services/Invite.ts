@@ -161,6 +161,16 @@ export class Invite extends Effect.Service<Invite>()("catalog/Invite", {
         const changed: Array<string> = []
         if (row.kind !== s.kind) changed.push(`kind ${row.kind} → ${s.kind}`)
         if (row.driver !== s.driver) changed.push(`driver ${row.driver} → ${s.driver}`)
+        // Recorded since schema 5; a row with neither was scanned before (unknown, not a change) or has
+        // neither. The variable's name only, never its value.
+        const ref = row.connection_ref ?? null
+        const file = row.path ?? null
+        if (ref !== null || file !== null) {
+          if (ref !== (s.connectionRef ?? null)) {
+            changed.push(`connection variable ${ref ?? "none"} → ${s.connectionRef ?? "none"}`)
+          }
+          if (file !== (s.path ?? null)) changed.push(`path ${file ?? "none"} → ${s.path ?? "none"}`)
+        }
         if (changed.length > 0) {
           reasons.push({ source: s.id, reason: `changed in catalog.yml since the last scan (${changed.join(", ")})` })
         } else if (state?.staleness === "never") {

@@ -178,7 +178,7 @@ describe("invite: refusals and their order", () => {
     expect(errorOf(await run(["invite", "--no-upload", "--json"], p.dir, p.env)).code).toBe("STALE_CATALOG")
   })
 
-  it("stale: a changed kind and driver, and a source scanned but no longer configured, are named", async () => {
+  it("stale: a changed kind and driver, a changed connection variable, and a source scanned but no longer configured, are named", async () => {
     const p = project()
     const yml = path.join(p.dir, "catalog.yml")
     fs.writeFileSync(
@@ -191,8 +191,15 @@ describe("invite: refusals and their order", () => {
     const r = await run(["invite", "--no-upload", "--json"], p.dir, p.env)
     expect(errorOf(r).code).toBe("STALE_CATALOG")
     expect(errorOf(r).message).toMatch(
-      /app changed in catalog\.yml since the last scan \(kind sqlite → manual, driver node:sqlite → csv\)/
+      /app changed in catalog\.yml since the last scan \(kind sqlite → manual, driver node:sqlite → csv, connection variable APP_DB → none, path none → app\.csv\)/
     )
+    fs.writeFileSync(yml, "sources:\n  - { id: app, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB_V2 }\n")
+    const moved = await run(["invite", "--no-upload", "--json"], p.dir, { ...p.env, APP_DB_V2: p.env.APP_DB })
+    expect(errorOf(moved).code).toBe("STALE_CATALOG")
+    expect(errorOf(moved).message).toMatch(
+      /app changed in catalog\.yml since the last scan \(connection variable APP_DB → APP_DB_V2\)/
+    )
+    expect(errorOf(moved).message).not.toContain(p.env.APP_DB)
     fs.writeFileSync(yml, "sources:\n  - { id: other, kind: sqlite, driver: node:sqlite, connectionRef: APP_DB }\n")
     const gone = await run(["invite", "--no-upload", "--json"], p.dir, p.env)
     expect(errorOf(gone).message).toMatch(/app scanned but no longer in catalog\.yml/)

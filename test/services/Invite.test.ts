@@ -48,12 +48,12 @@ const yaml = catalogYaml(
   ["controller: { name: Acme GmbH, contact: privacy@acme.example }"]
 )
 
-const setup = (text = yaml) => {
+const setup = (text = yaml, env: Record<string, string> = {}) => {
   const fake = fakeConnector()
   fake.set("shop", rawSource([customers, orders, ordersView]))
   fake.set("crm", rawSource([dataset("contacts", [column("phone", 1), column("note", 2)])]))
   const layer = Invite.Default.pipe(
-    Layer.provideMerge(CatalogTest([fake.connector], text, { CATALOG_SIGNER_EMAIL: "dpo@acme.example" }))
+    Layer.provideMerge(CatalogTest([fake.connector], text, { CATALOG_SIGNER_EMAIL: "dpo@acme.example", ...env }))
   )
   return { fake, layer }
 }
@@ -145,6 +145,30 @@ describe("Invite", () => {
       assert.match(reasons[0]!.reason, /changed in catalog\.yml since the last scan \(driver fake → fake-v2\)/)
       assert.match(reasons[1]!.reason, /configured in catalog\.yml but never scanned/)
       assert.match(reasons[2]!.reason, /scanned but no longer in catalog\.yml \(1 datasets/)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.live("staleness: a changed connection variable or path is named (the variable's name, never a value)", () => {
+    const text = catalogYaml([
+      fakeSourceYaml("shop", "connectionRef: SHOP_URL"),
+      fakeSourceYaml("crm", "path: crm.csv")
+    ])
+    const { layer } = setup(text, { SHOP_URL: "fake://shop", SHOP_URL_V2: "fake://shop" })
+    return Effect.gen(function*() {
+      yield* scan
+      const invite = yield* Invite
+      assert.deepStrictEqual(yield* invite.staleness, [])
+      yield* writeConfig(
+        catalogYaml([fakeSourceYaml("shop", "connectionRef: SHOP_URL_V2"), fakeSourceYaml("crm", "path: other.csv")])
+      )
+      const reasons = yield* invite.staleness
+      assert.deepStrictEqual(reasons, [
+        {
+          source: "shop",
+          reason: "changed in catalog.yml since the last scan (connection variable SHOP_URL → SHOP_URL_V2)"
+        },
+        { source: "crm", reason: "changed in catalog.yml since the last scan (path crm.csv → other.csv)" }
+      ])
     }).pipe(Effect.provide(layer))
   })
 
