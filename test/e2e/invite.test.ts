@@ -11,6 +11,7 @@
  * uploaded body, stdout or stderr.
  */
 import { Effect, Exit, Scope } from "effect"
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -18,7 +19,7 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ingestPath, recordKeyHeader } from "../../src/domain/Portal.js"
 import { uploadCapBytes } from "../../src/domain/Snapshot.js"
-import { type CliResult, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
+import { baseEnv, binPath, type CliResult, runCli, spawnCli, tempProject, writeFile } from "../utils/cli.js"
 import { makePgDatabase, pgServer } from "../utils/databases.js"
 import { closedPort, type FakePortal, startFakePortal } from "../utils/fakePortal.js"
 
@@ -517,6 +518,48 @@ describe("invite: upload to a portal", () => {
   })
 })
 
+/** Runs `invite` on a pseudo-terminal (util-linux `script`) and answers the confirmation with `answer`. */
+const onTerminal = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string>, answer: "y" | "n") =>
+  new Promise<{ code: number; out: string }>((resolve) => {
+    const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`
+    const cmd = [process.execPath, binPath, ...args].map(quote).join(" ")
+    const child = spawn("script", ["-qec", cmd, "/dev/null"], {
+      cwd,
+      env: baseEnv(env),
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let out = ""
+    let answered = false
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      if (!answered && out.includes("Upload this snapshot")) {
+        answered = true
+        setTimeout(() => child.stdin.write(`${answer}\r`), 200)
+      }
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.on("close", (code) => resolve({ code: code ?? -1, out }))
+  })
+
+describe.skipIf(!fs.existsSync("/usr/bin/script"))("invite on a terminal", () => {
+  it("asks before uploading (default no): no sends nothing (UPLOAD_NOT_CONFIRMED), yes uploads", async () => {
+    const p = project()
+    const env = { ...p.env, CATALOG_PORTAL_URL: portal.url }
+    const before = portal.received.length
+    const no = await onTerminal(["invite", "--email", "dpo@acme.example"], p.dir, env, "n")
+    expect(no.out).toMatch(/Upload this snapshot \([\d,]+ bytes\) to http:\/\/127\.0\.0\.1:\d+\?/)
+    expect(no.out).toMatch(/\(y\/N\)/)
+    expect(no.out).toMatch(/UPLOAD_NOT_CONFIRMED.*You did not confirm the upload; nothing was sent/)
+    expect(no.code).toBe(1)
+    expect(portal.received.length).toBe(before)
+    const yes = await onTerminal(["invite", "--email", "dpo@acme.example"], p.dir, env, "y")
+    expect(yes.out).toMatch(/Claim link: .*\/claim\/clm_/)
+    expect(yes.code).toBe(0)
+    expect(portal.received.length).toBe(before + 1)
+  }, 60_000)
+})
+
 describe("invite: planted secrets never leave", () => {
   const password = "Pl4nted-Passw0rd-x9q7"
   const rowValues = [
@@ -578,4 +621,35 @@ describe("invite: planted secrets never leave", () => {
       expect(text.includes(url), `the connection string found in ${where}`).toBe(false)
     }
   }, 120_000)
+})
+
+describe("help and serve-claim wiring", () => {
+  it("help --json documents invite and serve-claim with their flags, examples and errors", async () => {
+    const p = project({ scan: false })
+    const r = await run(["help", "invite", "--json"], p.dir)
+    expect(r.code).toBe(0)
+    const doc = r.json as {
+      name: string
+      usage: string
+      options: Array<{ flag: string }>
+      errors: Array<{ code: string }>
+    }
+    expect(doc.usage).toBe("catalog invite [--no-upload] [--yes] [--email <address> | --unbound] [--json]")
+    expect(doc.options.map((o) => o.flag.split(" ")[0])).toEqual(
+      expect.arrayContaining(["--no-upload", "--email", "--unbound", "--yes", "--json"])
+    )
+    expect(doc.errors.map((e) => e.code)).toEqual(
+      expect.arrayContaining(["INVITE_RECIPIENT_REQUIRED", "CATALOG_ONLY", "STALE_CATALOG", "UPLOAD_NOT_CONFIRMED"])
+    )
+    const sc = (await run(["help", "serve-claim", "--json"], p.dir)).json as { usage: string }
+    expect(sc.usage).toBe("catalog serve-claim [--port <n>] [--json]")
+  })
+
+  it("serve-claim without a snapshot is INVITE_NOT_FOUND with its fix", async () => {
+    const p = project()
+    const r = await run(["serve-claim", "--port", "0", "--json"], p.dir, p.env)
+    expect(r.code).toBe(1)
+    expect(errorOf(r).code).toBe("INVITE_NOT_FOUND")
+    expect(errorOf(r).fix).toMatch(/catalog invite --no-upload/)
+  })
 })
