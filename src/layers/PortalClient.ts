@@ -77,7 +77,9 @@ const fromEnvelope = (
       fix: "Update local-data-catalog, or ask the portal's operator."
     })
   }
-  const wait = retryAfter !== null && retryAfter.trim() !== "" ? ` Retry after ${retryAfter.trim()} seconds.` : ""
+  // Retry-After is a number of seconds or an HTTP date.
+  const after = retryAfter?.trim() ?? ""
+  const wait = after === "" ? "" : /^\d+$/.test(after) ? ` Retry after ${after} seconds.` : ` Retry after ${after}.`
   return new cls({
     message: `${env.error.message}${env.error.code === "INGEST_RATE_LIMITED" ? wait : ""}`,
     ...(env.error.fix !== undefined && env.error.fix !== null ? { fix: env.error.fix } : {}),

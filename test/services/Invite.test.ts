@@ -130,6 +130,24 @@ describe("Invite", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.live("DORA in scope: the register draft is in the snapshot and the preview says so", () => {
+    const { layer } = setup(catalogYaml([fakeSourceYaml("shop"), fakeSourceYaml("crm")], [
+      "dora: { inScope: true, entity: { lei: 529900T8BM49AURSDO55, name: Acme Bank AG, country: DE, currency: EUR } }"
+    ]))
+    return Effect.gen(function*() {
+      yield* scan
+      const invite = yield* Invite
+      const built = yield* invite.build({ recipient: "dpo@acme.example", unbound: false })
+      assert.isTrue(built.snapshot.dora.inScope)
+      const register = built.snapshot.dora.register!
+      assert.strictEqual(register.entity.name, "Acme Bank AG")
+      const p = invite.preview(built, null)
+      assert.isTrue(p.dora.inScope)
+      assert.strictEqual(p.dora.tables, register.tables.length)
+      assert.strictEqual(p.dora.rows, register.tables.reduce((n, t) => n + t.rows.length, 0))
+    }).pipe(Effect.provide(layer))
+  })
+
   it.live("staleness: fresh after a scan; then a source configured but never scanned, one no longer configured, a kind and a driver changed", () => {
     const { layer } = setup()
     return Effect.gen(function*() {
