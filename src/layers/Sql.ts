@@ -14,6 +14,7 @@ import init from "../migrations/0001_init.js"
 import compliance from "../migrations/0002_compliance.js"
 import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
 import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
+import sourceConfig from "../migrations/0005_source_config.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
 import { Files, outputFolderTarget } from "../services/Files.js"
 import * as NodeSqlite from "./NodeSqlite.js"
@@ -24,7 +25,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0001_init": init,
   "0002_compliance": compliance,
   "0003_source_fingerprint": sourceFingerprint,
-  "0004_columns_by_dataset": columnsByDataset
+  "0004_columns_by_dataset": columnsByDataset,
+  "0005_source_config": sourceConfig
 }
 export const schemaVersion = Math.max(...Object.keys(migrations).map((k) => Number(k.split("_")[0])))
 

@@ -158,7 +158,9 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
           driver: source.driver,
           label: source.label ?? null,
           region: source.region ?? null,
-          userAuthored: false
+          userAuthored: false,
+          connectionRef: source.connectionRef ?? null,
+          path: source.path ?? null
         }
         /** The source's line of the scan report (same key order for every outcome). */
         const report = (r: Pick<SourceReport, "reached" | "datasets" | "columns" | "personal" | "error">) =>

@@ -138,6 +138,9 @@ export const SourceRow = Schema.Struct({
   server_version: NullableString,
   last_attempt_at: Schema.String,
   last_ok_at: NullableString,
+  /** catalog.yml's connectionRef and path at the last scan (null: none, or scanned before they were recorded). */
+  connection_ref: Schema.optional(NullableString),
+  path: Schema.optional(NullableString),
   datasets: Schema.Number
 })
 export type SourceRow = typeof SourceRow.Type
@@ -275,6 +278,9 @@ interface SourceBase {
   readonly label: string | null
   readonly region: string | null
   readonly userAuthored: boolean
+  /** catalog.yml's connectionRef (the variable's name, never its value) and path, as scanned. */
+  readonly connectionRef?: string | null
+  readonly path?: string | null
 }
 
 /** One source's outcome in a scan. */

@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { root } from "../../src/programs/cli/Cli.js"
 import { commandTree, groupOptions } from "../../src/programs/cli/CommandTree.js"
-import { specCodes } from "../errors/errors.test.js"
+import { addedCodes, specCodes } from "../errors/errors.test.js"
 import { type CliResult, runCli, tempProject, writeFile } from "../utils/cli.js"
 
 interface ErrorJson {
@@ -73,7 +73,7 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
       expect.arrayContaining(["CATALOG_CONFIG", "CATALOG_DATA", "CATALOG_SIGNER_EMAIL"])
     )
     expect(doc.errors.map((e) => e.code).sort()).toEqual(
-      specCodes.filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort()
+      [...specCodes, ...addedCodes].filter((c) => c !== "DATASET_NOT_FOUND" && c !== "ENDPOINT_NOT_FOUND").sort()
     )
     for (const e of doc.errors) expect(e.message.length).toBeGreaterThan(0)
   })

@@ -83,7 +83,7 @@ export const specCodes = [
  * Codes this tool adds to SPEC.md's (codes are only ever added): each names a refusal SPEC.md describes
  * without a code. Listed in `help --json` and docs/commands.md like every code.
  */
-const addedCodes = [
+export const addedCodes = [
   "CATALOG_ONLY" // invite refuses to upload while catalog-only is on (SPEC.md "What the service does" 7, issue 11)
 ]
 

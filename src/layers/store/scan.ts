@@ -111,9 +111,10 @@ const prepareStatements = (db: DatabaseSync) => ({
   setFingerprint: db.prepare("UPDATE sources SET raw_fingerprint = ? WHERE id = ?"),
   selCols: db.prepare("SELECT id, name, type, m_value, m_rule FROM columns WHERE dataset_id = ?"),
   upSource: db.prepare(
-    `INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sources (id, kind, driver, label, region, user_authored, status, error_code, error_message, server_version, last_attempt_at, last_ok_at, connection_ref, path)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, driver = excluded.driver, label = excluded.label, region = excluded.region,
+            connection_ref = excluded.connection_ref, path = excluded.path,
             user_authored = excluded.user_authored, status = excluded.status, error_code = excluded.error_code, error_message = excluded.error_message,
             server_version = coalesce(excluded.server_version, sources.server_version), last_attempt_at = excluded.last_attempt_at,
             last_ok_at = coalesce(excluded.last_ok_at, sources.last_ok_at)`
@@ -189,7 +190,9 @@ const writeScan = (
       state.errorMessage,
       state.serverVersion,
       at,
-      state.ok ? at : null
+      state.ok ? at : null,
+      o.connectionRef ?? null,
+      o.path ?? null
     )
 
   /** A source no longer in catalog.yml leaves with its datasets and its scan/dbt edges. */

@@ -182,9 +182,44 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: false
   },
   {
+    name: "invite",
+    usage: "catalog invite [--no-upload] [--yes] [--email <address> | --unbound] [--json]",
+    flags: [{
+      flag: "--yes",
+      description: "upload without asking (off a terminal it is required), and send a stale catalog as it is"
+    }],
+    examples: [
+      "catalog invite --no-upload",
+      "catalog invite --email dpo@acme.example",
+      "CATALOG_PORTAL_URL=https://portal.example.com catalog invite --email dpo@acme.example --yes --json",
+      "catalog invite --unbound --yes"
+    ],
+    errors: [
+      "INVITE_RECIPIENT_REQUIRED",
+      "CATALOG_ONLY",
+      "CONFIG_NOT_FOUND",
+      "CONFIG_INVALID",
+      "MAP_NOT_FOUND",
+      "STALE_CATALOG",
+      "SNAPSHOT_TOO_LARGE",
+      "UPLOAD_NOT_CONFIRMED",
+      "PORTAL_UNREACHABLE",
+      "INGEST_UNAUTHORIZED",
+      "INGEST_RATE_LIMITED",
+      "MAIL_NOT_CONFIGURED",
+      "SCHEMA_MIGRATION_REQUIRED",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
     name: "serve-claim",
     usage: "catalog serve-claim [--port <n>] [--json]",
-    examples: ["catalog invite --no-upload && catalog serve-claim", "catalog serve-claim --port 0 --json"],
+    examples: [
+      "catalog invite --no-upload && catalog serve-claim",
+      "catalog serve-claim --port 8080",
+      "CATALOG_CLAIM_PORT=0 catalog serve-claim --json"
+    ],
     errors: ["INVITE_NOT_FOUND", "PORT_IN_USE", "INVALID_PARAM"],
     writes: false
   },
@@ -333,6 +368,19 @@ export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly de
   {
     name: "CATALOG_HTTP_PORT",
     description: "port of `catalog open` on 127.0.0.1 when --port is not given (default 4319)"
+  },
+  {
+    name: "CATALOG_PORTAL_URL",
+    description:
+      "address of the portal `invite` uploads to; the hosted portal is not switched on, so unset means PORTAL_UNREACHABLE (stay local with `invite --no-upload` and `serve-claim`)"
+  },
+  {
+    name: "CATALOG_INGEST_TOKEN",
+    description: "sent as `Authorization: Bearer <token>` with an upload when the portal's operator requires one"
+  },
+  {
+    name: "CATALOG_CLAIM_PORT",
+    description: "port of `catalog serve-claim` on 127.0.0.1 when --port is not given (default 4320)"
   },
   { name: "USER / LOGNAME", description: "the OS user, for attribution when CATALOG_SIGNER_EMAIL is not set" },
   { name: "CI", description: "when set (and not 0/false), never prompt" }

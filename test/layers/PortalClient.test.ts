@@ -1,0 +1,120 @@
+/**
+ * The HTTP PortalClient against real local servers: the receipt decoded, the portal's envelopes raised as
+ * their registry errors (an unknown code too), a 201 that is not a receipt, a server that never answers
+ * (timeout), the ingest address under a base path, and the headers it sends.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { ingestUrl, PortalClientLive } from "../../src/layers/PortalClient.js"
+import { PortalClient } from "../../src/services/PortalClient.js"
+
+/** A server answering every request with `handler`; closed after `use`. */
+const withServer = <A, E>(
+  handler: http.RequestListener,
+  use: (url: string) => Effect.Effect<A, E, PortalClient>
+) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() =>
+      new Promise<http.Server>((resolve) => {
+        const s = http.createServer(handler)
+        s.listen(0, "127.0.0.1", () => resolve(s))
+      })
+    ),
+    (s) => use(`http://127.0.0.1:${(s.address() as AddressInfo).port}`),
+    (s) =>
+      Effect.promise(() =>
+        new Promise<void>((resolve) => {
+          s.closeAllConnections()
+          s.close(() => resolve())
+        })
+      )
+  ).pipe(Effect.provide(PortalClientLive))
+
+const snapshotBody = JSON.stringify({ hello: "not a snapshot, the fake below does not validate" })
+const request = (portalUrl: string, extra: { timeoutMs?: number; ingestToken?: string | null } = {}) =>
+  Effect.flatMap(PortalClient, (c) =>
+    c.upload({
+      portalUrl,
+      body: snapshotBody,
+      recordKey: "k".repeat(43),
+      ingestToken: extra.ingestToken ?? null,
+      ...(extra.timeoutMs !== undefined ? { timeoutMs: extra.timeoutMs } : {})
+    }))
+
+describe("PortalClient (HTTP)", () => {
+  it("the ingest address keeps a base path and never doubles a slash", () => {
+    assert.strictEqual(ingestUrl("https://p.example"), "https://p.example/api/portal/v1/snapshots")
+    assert.strictEqual(ingestUrl("https://p.example/"), "https://p.example/api/portal/v1/snapshots")
+    assert.strictEqual(ingestUrl("https://p.example/base/"), "https://p.example/base/api/portal/v1/snapshots")
+  })
+
+  it.live("a server that never answers is PORTAL_UNREACHABLE once the time allowed has passed", () =>
+    withServer(() => {
+      // never answers
+    }, (url) =>
+      Effect.gen(function*() {
+        const e = yield* Effect.flip(request(url, { timeoutMs: 300 }))
+        assert.strictEqual(e.code, "PORTAL_UNREACHABLE")
+        assert.include(e.message, url)
+        assert.include(e.message, "no answer within the time allowed")
+      })))
+
+  it.live("an envelope of a code this build does not know, and a 201 that is not a receipt, are PORTAL_UNREACHABLE", () =>
+    Effect.gen(function*() {
+      yield* withServer((_req, res) => {
+        res.writeHead(418, { "content-type": "application/json" }).end(
+          JSON.stringify({ error: { code: "TEAPOT_FULL", message: "Short and stout.", fix: "Pour." } })
+        )
+      }, (url) =>
+        Effect.gen(function*() {
+          const e = yield* Effect.flip(request(url))
+          assert.strictEqual(e.code, "PORTAL_UNREACHABLE")
+          assert.include(e.message, "TEAPOT_FULL")
+        }))
+      yield* withServer((_req, res) => {
+        res.writeHead(201, { "content-type": "application/json" }).end("{\"ok\":true}")
+      }, (url) =>
+        Effect.gen(function*() {
+          const e = yield* Effect.flip(request(url))
+          assert.strictEqual(e.code, "PORTAL_UNREACHABLE")
+          assert.include(e.message, "not with a catalog portal's receipt")
+        }))
+    }))
+
+  it.live("a registry envelope is raised as that error with the portal's message, fix and param; Retry-After as a date", () =>
+    withServer((_req, res) => {
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "Wed, 21 Oct 2026 07:28:00 GMT" }).end(
+        JSON.stringify({ error: { code: "INGEST_RATE_LIMITED", message: "Slow down.", fix: "Wait.", param: "x" } })
+      )
+    }, (url) =>
+      Effect.gen(function*() {
+        const e = yield* Effect.flip(request(url))
+        assert.strictEqual(e.code, "INGEST_RATE_LIMITED")
+        assert.strictEqual(e.message, "Slow down. Retry after Wed, 21 Oct 2026 07:28:00 GMT.")
+        assert.strictEqual(e.fix, "Wait.")
+        assert.strictEqual(e.param, "x")
+        assert.strictEqual(e.exitCode, 1)
+      })))
+
+  it.live("headers: content-type, record key, user agent; the token only when given", () =>
+    Effect.gen(function*() {
+      const seen: Array<http.IncomingHttpHeaders> = []
+      yield* withServer((req, res) => {
+        seen.push(req.headers)
+        res.writeHead(401, { "content-type": "application/json" }).end(
+          JSON.stringify({ error: { code: "INGEST_UNAUTHORIZED", message: "Token.", fix: "Set it." } })
+        )
+      }, (url) =>
+        Effect.gen(function*() {
+          yield* Effect.flip(request(url))
+          yield* Effect.flip(request(url, { ingestToken: "tok" }))
+        }))
+      assert.strictEqual(seen[0]!["content-type"], "application/json")
+      assert.strictEqual(seen[0]!["x-catalog-record-key"], "k".repeat(43))
+      assert.match(String(seen[0]!["user-agent"]), /^local-data-catalog\//)
+      assert.isUndefined(seen[0]!["authorization"])
+      assert.strictEqual(seen[1]!["authorization"], "Bearer tok")
+    }))
+})
