@@ -15,6 +15,8 @@ import { DoraState, Glossary, Provenance, RopaDraft } from "./Compliance.js"
 export const snapshotFormat = "local-data-catalog/invite-snapshot" as const
 /** The snapshot format version this build writes and reads. */
 export const snapshotVersion = 1 as const
+/** The snapshot file `invite --no-upload` writes and `serve-claim` serves, in the data folder (`.catalog/`). */
+export const snapshotFileName = "invite-snapshot.json"
 /** The upload cap: 5 MB = 5,000,000 bytes of the body sent (SNAPSHOT_TOO_LARGE). */
 export const uploadCapBytes = 5_000_000
 

@@ -23,6 +23,7 @@ import {
 } from "@effect/platform"
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { type CatalogErrorShape, EndpointNotFound, InvalidParam } from "../../errors/index.js"
+import { hostRefusal, isLoopbackHost, securityHeaders } from "../../layers/http/LoopbackServer.js"
 import { version } from "../../version.js"
 import { Api, apiPrefix, type InternalErrorBody, queryParamProblem } from "./Api.js"
 import { ApiLive } from "./Handlers.js"
@@ -54,18 +55,6 @@ export const endpoints: ReadonlyArray<EndpointInfo> = (() => {
 /** The body of `GET /api/v1`. */
 export const indexBody = { api: "v1", version, openapi: `${apiPrefix}/openapi.json`, endpoints } as const
 
-/** `localhost`, `127.0.0.1` or `[::1]`, with an optional port: the only Host values answered. */
-export const isLoopbackHost = (host: string | undefined): boolean =>
-  host !== undefined && /^(?:localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?$/i.test(host)
-
-const securityHeaders = {
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cross-origin-resource-policy": "same-origin"
-} as const
-
 /** A registry error answered outside the HttpApi router, in its own envelope. */
 const errorResponse = (e: CatalogErrorShape, status = e.spec.status) =>
   HttpServerResponse.unsafeJson(e.body, { status })
@@ -85,18 +74,7 @@ const endpointNotFound = (method: string, path: string) =>
     })
   )
 
-const hostRefused = (host: string | undefined) =>
-  errorResponse(
-    new InvalidParam({
-      message: host === undefined
-        ? "The request has no Host header."
-        : `Host "${host}" is not a loopback name; this server answers only localhost, 127.0.0.1 and [::1].`,
-      fix:
-        "Open the URL that `catalog open` printed (http://127.0.0.1:<port>/); requests through other host names are refused (DNS-rebinding guard).",
-      param: "Host"
-    }),
-    403
-  )
+const hostRefused = (host: string | undefined) => errorResponse(hostRefusal("catalog open", host), 403)
 
 const datasetsPrefix = `${apiPrefix}/datasets/`
 
