@@ -41,7 +41,10 @@ export const claimNotFound = () =>
 
 const claimNotFoundPage = () => {
   const e = claimNotFound()
-  return html(renderNoticePage({ title: "Claim not found", code: e.code, message: e.message, fix: e.fix, status: 404 }), 404)
+  return html(
+    renderNoticePage({ title: "Claim not found", code: e.code, message: e.message, fix: e.fix, status: 404 }),
+    404
+  )
 }
 
 /** `dpo@acme.example` → `d•••@acme.example`. */

@@ -3,7 +3,7 @@
  * public address claim links are written with (known once the listener is bound), plus the small
  * helpers the routes share (secrets, time, the caller's address, reading a capped body).
  */
-import { HttpServerRequest } from "@effect/platform"
+import { type HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Context, DateTime, Effect, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"

@@ -9,7 +9,7 @@
  *   7. the claim link mailed to a bound recipient (a mail problem is reported, never loses the upload).
  * A refusal after step 2 gives its count back, and leaves nothing else in the store.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import {
   claimIdPrefix,
@@ -194,7 +194,10 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
           claimUrl,
           controllerName: snapshot.controller?.name ?? null,
           datasets: snapshot.datasets.length,
-          personalItems: snapshot.datasets.reduce((n, d) => n + d.classes.personal + d.classes.special + d.classes.criminal, 0)
+          personalItems: snapshot.datasets.reduce(
+            (n, d) => n + d.classes.personal + d.classes.special + d.classes.criminal,
+            0
+          )
         })
       )
 

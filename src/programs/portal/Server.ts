@@ -23,7 +23,7 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../domain/Portal.js"
 import { uploadCapBytes } from "../../domain/Snapshot.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
-import { Mail } from "../../services/Mail.js"
+import { type Mail } from "../../services/Mail.js"
 import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
@@ -193,7 +193,11 @@ export const front = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | 
       Effect.onExit((exit) =>
         Effect.sync(() => {
           const status = exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
-          log(`portal: ${request.method} ${redactPath(request.url)} ${status} ${Math.round(performance.now() - started)}ms`)
+          log(
+            `portal: ${request.method} ${redactPath(request.url)} ${status} ${
+              Math.round(performance.now() - started)
+            }ms`
+          )
         })
       )
     )

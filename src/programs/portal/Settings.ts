@@ -58,7 +58,8 @@ export const portalEnvironment: ReadonlyArray<{ readonly name: string; readonly 
   },
   {
     name: "CATALOG_PORTAL_DATABASE_URL",
-    description: "a postgres:// URL (hosted: several portal processes may share it); unset → SQLite in CATALOG_PORTAL_HOME"
+    description:
+      "a postgres:// URL (hosted: several portal processes may share it); unset → SQLite in CATALOG_PORTAL_HOME"
   },
   { name: "CATALOG_PORTAL_HOME", description: `folder of the SQLite store (default ./${defaultPortalHome}/)` },
   { name: "CATALOG_PORTAL_PORT", description: `port when --port is not given (default ${defaultPortalPort})` },
@@ -85,7 +86,8 @@ export const portalEnvironment: ReadonlyArray<{ readonly name: string; readonly 
   },
   {
     name: "CATALOG_MAIL_FROM + a provider API key, CATALOG_SENDMAIL_CMD, or CATALOG_DEV_MODE=1",
-    description: "how claim links and one-time codes are mailed; none → the portal starts, warns, and mail reports MAIL_NOT_CONFIGURED"
+    description:
+      "how claim links and one-time codes are mailed; none → the portal starts, warns, and mail reports MAIL_NOT_CONFIGURED"
   }
 ]
 
@@ -149,9 +151,11 @@ export const loadSigningKey = (env: Env, cwd: string, readFile: (p: string) => s
       )
     }
     if (privateKey.asymmetricKeyType !== "ed25519") {
-      return refuse(`is a${privateKey.asymmetricKeyType === "rsa" ? "n" : ""} ${
-        (privateKey.asymmetricKeyType ?? "unknown").toUpperCase()
-      } key, not Ed25519`)
+      return refuse(
+        `is a${privateKey.asymmetricKeyType === "rsa" ? "n" : ""} ${
+          (privateKey.asymmetricKeyType ?? "unknown").toUpperCase()
+        } key, not Ed25519`
+      )
     }
     const publicKeyPem = createPublicKey(privateKey).export({ type: "spki", format: "pem" }).toString()
     return Effect.succeed({ path: file, privateKey, publicKeyPem })
