@@ -29,6 +29,7 @@ import { SourceAdd } from "../../services/SourceAdd.js"
 import { SourceProbe } from "../../services/SourceProbe.js"
 import { Store } from "../../services/Store.js"
 import { version } from "../../version.js"
+import { admin } from "./AdminCommands.js"
 import { describe } from "./CatalogCommands.js"
 import { runDoctor } from "./doctor.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
@@ -611,7 +612,8 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     importCmd,
     evidence,
     mcp,
-    open
+    open,
+    admin
   ]),
   Command.withDescription("Maps where personal data lives (metadata only) and drafts the records that follow.")
 )

@@ -301,6 +301,28 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: false
   },
   {
+    name: "admin",
+    usage:
+      "catalog admin help [--json] | catalog admin serve [--port <n>] [--json] | catalog admin tenants [--json] | catalog admin remove <claimId> --yes [--json]",
+    flags: [{ flag: "--yes", description: "remove: confirm removing the claim" }],
+    examples: [
+      "catalog admin help",
+      "CATALOG_PORTAL_SIGNING_KEY=portal-signing.pem CATALOG_DEV_MODE=1 catalog admin serve",
+      "CATALOG_PORTAL_DATABASE_URL=postgres://portal@db/portal catalog admin tenants --json",
+      "catalog admin remove cl_3h9KxQ2mVt0aZbYw --yes"
+    ],
+    errors: [
+      "ADMIN_INPUT_INVALID",
+      "ADMIN_ENV_INCOMPLETE",
+      "ADMIN_NOT_CONFIRMED",
+      "PORTAL_NOT_READY",
+      "PORT_IN_USE",
+      "CLAIM_NOT_FOUND",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
     name: "help",
     usage: "catalog help [command] [--json]",
     examples: ["catalog help --json", "catalog help start --json"],
@@ -326,6 +348,11 @@ export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly de
   {
     name: "CATALOG_HTTP_PORT",
     description: "port of `catalog open` on 127.0.0.1 when --port is not given (default 4319)"
+  },
+  {
+    name: "CATALOG_PORTAL_* , CATALOG_INGEST_TOKEN, CATALOG_INGEST_RATE_LIMIT",
+    description:
+      "the portal's settings (`catalog admin serve`, `tenants`, `remove`): `catalog admin help` lists each with its default"
   },
   { name: "USER / LOGNAME", description: "the OS user, for attribution when CATALOG_SIGNER_EMAIL is not set" },
   { name: "CI", description: "when set (and not 0/false), never prompt" }

@@ -39,6 +39,13 @@ export const claimNotFound = () =>
     fix: "Ask the person who invited you for a new link (they re-run `catalog invite`)."
   })
 
+/** CLAIM_NOT_FOUND for a claim id (`admin remove`). */
+export const claimNotFoundById = (claimId: string) =>
+  new ClaimNotFound({
+    message: `No claim ${claimId} on this portal.`,
+    fix: "List claims with `catalog admin tenants`."
+  })
+
 const claimNotFoundPage = () => {
   const e = claimNotFound()
   return html(
