@@ -149,10 +149,14 @@ export const make = (options: NodeSqliteOptions) =>
       executeValues: (sql, params) =>
         run(sql, params, "values") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>,
       executeUnprepared: (sql, params, transformRows) =>
-        run(sql, params, "rows", true).pipe(Effect.map((rows) => {
-          const r = rows as ReadonlyArray<object>
-          return transformRows ? transformRows(r) : r
-        })),
+        // A BEGIN that failed (e.g. the busy timeout ran out: "database is locked") left no transaction:
+        // its ROLLBACK is a no-op, so the caller gets that SqlError rather than a defect from the rollback.
+        (sql === "ROLLBACK" && !db.isTransaction ? Effect.succeed([]) : run(sql, params, "rows", true)).pipe(
+          Effect.map((rows) => {
+            const r = rows as ReadonlyArray<object>
+            return transformRows ? transformRows(r) : r
+          })
+        ),
       executeStream: () => Stream.die(new Error("executeStream is not supported by the node:sqlite adapter"))
     }
 

@@ -185,13 +185,16 @@ export const describeMailConfigProblem = (p: MailConfigProblem): string =>
     p.malformed.length > 0 ? `malformed: ${p.malformed.join("; ")}` : null
   ].filter((s) => s !== null).join("; ")
 
-/** A line for the portal's start-up log saying how mail is delivered (never the token). */
+/**
+ * A line for the portal's start-up log saying how mail is delivered: never the token, nor the sendmail
+ * command (it may carry a password), nor anything but the origin of the provider's address.
+ */
 export const describeMailConfig = (c: MailConfig): string => {
   switch (c.transport) {
     case "provider":
-      return `mail: Postmark at ${c.url}, from ${c.from}`
+      return `mail: Postmark at ${new URL(c.url).origin}, from ${c.from}`
     case "sendmail":
-      return `mail: piped to ${sendmailCmdVar} (${c.command}), from ${c.from}`
+      return `mail: piped to the command in ${sendmailCmdVar}, from ${c.from}`
     case "dev":
       return `mail: ${devModeVar}=1, every message is written to this log instead of being sent`
     case "none":
@@ -228,7 +231,7 @@ export const mailOutcome = (mail: MailShape, message: MailMessage): Effect.Effec
         Effect.succeed<MailOutcome>({
           status: "failed",
           transport: e.transport,
-          error: { code: new MailNotConfigured().code, message: e.message, fix: e.fix }
+          error: { code: MailNotConfigured.code, message: e.message, fix: e.fix }
         })
     })
   )

@@ -196,7 +196,10 @@ export const PortalStoreLive = Layer.effect(
         Effect.retry({
           while: isLiveConflict,
           times: ingestRetries,
-          schedule: Schedule.jittered(Schedule.exponential("5 millis", 1.5))
+          schedule: Schedule.exponential("5 millis").pipe(
+            Schedule.union(Schedule.spaced("100 millis")),
+            Schedule.jittered
+          )
         })
       )
 

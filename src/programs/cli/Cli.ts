@@ -564,6 +564,27 @@ const open = Command.make(
   "Serve the local portal page (/) and the read-only HTTP API (/api/v1: ten GET routes, OpenAPI at /api/v1/openapi.json) on 127.0.0.1 until Ctrl+C; a human runs it in its own terminal. Loopback only: requests whose Host is not localhost/127.0.0.1/[::1] are refused. Prints the URL on stderr (with --json, one line {url, api, port} on stdout once listening)."
 ))
 
+// ── serve-claim (the local invite snapshot as the claim page; loads only when this command runs) ─
+const serveClaim = Command.make(
+  "serve-claim",
+  {
+    port: Options.text("port").pipe(
+      Options.withPseudoName("<n>"),
+      Options.withDescription(
+        "port on 127.0.0.1 (default 4320, or CATALOG_CLAIM_PORT; 0 picks a free port and prints it)"
+      ),
+      Options.optional
+    )
+  },
+  ({ port }) =>
+    Effect.flatMap(
+      Effect.promise(() => import("../portal/serveClaim.js")),
+      (m) => Effect.flatMap(CliFlags, (f) => m.serveClaim({ port: Option.getOrUndefined(port), json: f.json }))
+    )
+).pipe(Command.withDescription(
+  "Serve the local invite snapshot (.catalog/invite-snapshot.json, written by `invite --no-upload`) on 127.0.0.1 as the claim page its recipient would see, until Ctrl+C: read-only, marked local, nothing is sent; re-read on every request; its exact bytes at /snapshot.json. Loopback only (Host guard as `open`). Prints the URL on stderr (with --json, one line {url, snapshot, port} on stdout once listening). INVITE_NOT_FOUND without a snapshot."
+))
+
 const skill = Command.make(
   "skill",
   {},
@@ -613,6 +634,7 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     evidence,
     mcp,
     open,
+    serveClaim,
     admin
   ]),
   Command.withDescription("Maps where personal data lives (metadata only) and drafts the records that follow.")

@@ -182,6 +182,13 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: false
   },
   {
+    name: "serve-claim",
+    usage: "catalog serve-claim [--port <n>] [--json]",
+    examples: ["catalog invite --no-upload && catalog serve-claim", "catalog serve-claim --port 0 --json"],
+    errors: ["INVITE_NOT_FOUND", "PORT_IN_USE", "INVALID_PARAM"],
+    writes: false
+  },
+  {
     name: "lineage",
     usage:
       "catalog lineage list [--dataset <datasetId>] [--origin scan|dbt|user] [--json] | catalog lineage add <fromDatasetId> <toDatasetId> | catalog lineage remove <edgeId>",

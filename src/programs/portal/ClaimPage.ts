@@ -220,7 +220,7 @@ footer.foot { max-width: 1180px; margin: 0 auto; padding: 0 24px 32px; color: va
   thead { display: table-header-group; }
   .table-wrap { overflow: visible; border-radius: 0; }
   a { color: inherit; text-decoration: none; }
-  a[href]:not([href^="#"])::after { content: " <" attr(href) ">"; font-family: var(--mono); font-size: 0.85em; color: var(--muted); }
+  a[href]:not([href^="#"]):not(.bare)::after { content: " <" attr(href) ">"; font-family: var(--mono); font-size: 0.85em; color: var(--muted); }
 }
 `
 
@@ -286,7 +286,7 @@ export interface ClaimPageContext {
 const modeBanner = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
   if (ctx.mode === "local") {
     return html`<div class="banner local" role="note" id="mode-banner"><strong>Local preview — served from this machine's snapshot; nothing has been sent</strong>
-<span>This is the claim page the recipient would see. It is read from this machine's <code>invite-snapshot.json</code> (written by <code>catalog invite --no-upload</code>) on each request; the exact bytes <code>catalog invite</code> would upload are at <a href="/snapshot.json">/snapshot.json</a>.</span></div>`
+<span>This is the claim page the recipient would see. It is read from this machine's <code>invite-snapshot.json</code> (written by <code>catalog invite --no-upload</code>) on each request; the exact bytes <code>catalog invite</code> would upload are at <a class="bare" href="/snapshot.json">/snapshot.json</a>.</span></div>`
   }
   const claim = ctx.claim
   if (claim === null) return html``
@@ -689,7 +689,7 @@ export const renderClaimPage = (snapshot: Snapshot, ctx: ClaimPageContext): stri
 <main id="main">
 ${ctx.notice !== null ? html`<div class="banner notice" role="status" id="notice">${ctx.notice}</div>` : ""}
 ${modeBanner(snapshot, ctx)}
-<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>A draft drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>
+<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>Drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>
 <div class="page-head"><h1>Record of processing — draft</h1>
 <p class="lead">Drafted ${when(snapshot.createdAt)} with ${snapshot.tool.name} ${snapshot.tool.version}${
     ctx.mode === "local" ? " on this machine" : ""

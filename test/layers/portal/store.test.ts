@@ -10,6 +10,8 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DatabaseSync } from "node:sqlite"
+import * as NodeSqlite from "../../../src/layers/NodeSqlite.js"
 import {
   portalDbPath,
   portalSchemaVersion,
@@ -411,6 +413,30 @@ describe("the SQLite portal store on disk", () => {
         )
         assert.strictEqual(kept, input.body)
         assert.isTrue(yield* portalStoreExists({ databaseUrl: "postgres://x@127.0.0.1/none", home }))
+      }))
+
+    it.scoped("a write lock held past the busy timeout is an SqlError (database is locked), not a defect", () =>
+      Effect.gen(function*() {
+        const home = yield* tempHome
+        const ctx = yield* Layer.build(
+          portalStoreOnClient.pipe(
+            Layer.provide(NodeSqlite.layer({ filename: portalDbPath(home), busyTimeoutMs: 100 }))
+          )
+        )
+        const store = yield* Effect.provide(PortalStore, ctx)
+        // Another process holds the write lock.
+        const other = new DatabaseSync(portalDbPath(home))
+        yield* Effect.addFinalizer(() => Effect.sync(() => other.isOpen && other.close()))
+        other.exec("BEGIN IMMEDIATE")
+        const blocked = yield* Effect.either(store.ingest(upload(unique("rec"), "2026-08-02T10:00:00.000Z")))
+        assert.strictEqual(blocked._tag, "Left")
+        if (blocked._tag === "Left") {
+          assert.strictEqual(blocked.left._tag, "SqlError")
+          assert.include(blocked.left.message, "database is locked")
+        }
+        other.exec("COMMIT")
+        const input = upload(unique("rec"), "2026-08-02T10:00:01.000Z")
+        assert.strictEqual((yield* store.ingest(input)).claim.id, input.claimId)
       }))
 
     it.scoped("a home that cannot be a folder is ADMIN_ENV_INCOMPLETE naming CATALOG_PORTAL_HOME", () =>
