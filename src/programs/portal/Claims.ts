@@ -7,7 +7,7 @@
  *   POST /claim/:token/verify       checks it → a session cookie → 303 to the claim
  *   POST /claim/:token/open         unbound: the first opener becomes the record's admin (atomic)
  *   POST /claim/:token/controller   saves the controller block (session required)
- * Every POST must come from this portal's own pages (Origin, else Referer, checked; cookies SameSite=Strict).
+ * Every POST must come from this portal's own pages (Origin / Referer / Sec-Fetch-Site; cookies SameSite=Strict).
  * Sessions: 32 random bytes, stored hashed, HttpOnly, SameSite=Strict, Path=/claim/<token>, Secure over
  * https, 30 days. The link alone opens nothing on a bound claim: the mailbox is the proof.
  */
@@ -110,10 +110,17 @@ const startSession = (claim: ClaimRecord, token: string, role: "admin" | "recipi
     }
   })
 
-/** Cross-site request forgery guard: a POST must come from this portal's own pages. */
+/**
+ * Cross-site request forgery guard: a POST must come from this portal's own pages. The pages send no
+ * referrer (the token is in their URL), so a browser sends `Origin: null` with their forms; it also sends
+ * `Sec-Fetch-Site`, which no page can set. Accepted: an Origin (else a Referer) that is this portal's own
+ * origin, or `Sec-Fetch-Site: same-origin`. Refused: anything else, including a request with neither.
+ */
 const sameOrigin = (request: HttpServerRequest.HttpServerRequest, publicUrl: string): boolean => {
+  const fetchSite = request.headers["sec-fetch-site"]
+  if (fetchSite !== undefined && fetchSite !== "same-origin") return false
   const source = request.headers["origin"] ?? request.headers["referer"]
-  if (source === undefined || source === "null") return false
+  if (source === undefined || source === "null") return fetchSite === "same-origin"
   let origin: string
   try {
     origin = new URL(source).origin
@@ -216,16 +223,31 @@ export const showClaim = (token: string) =>
     if (Either.isLeft(found)) return found.left
     const claim = found.right
     const session = yield* sessionFor(request, claim)
+    const query = new URL(request.url, "http://x").searchParams
+    if (session === null && request.headers["sec-fetch-site"] === "cross-site" && query.get("via") === null) {
+      // A link followed from a mail client is a cross-site navigation: the browser withholds SameSite=Strict
+      // cookies from it. Reload once from this page (a same-site navigation) so a session already held counts.
+      return html(
+        renderNoticePage({
+          title: "Opening the draft…",
+          message: "Opening the draft shared with you.",
+          code: null,
+          fix: null
+        }),
+        200,
+        { refresh: `0; url=${claimPath(token)}?via=link` }
+      )
+    }
     if (session === null) {
       if (claim.unbound) return claim.opened ? alreadyAdmin() : html(unboundGate(token))
-      const sent = new URL(request.url, "http://x").searchParams.get("code") === "sent"
+      const sent = query.get("code") === "sent"
       return html(bindGate(claim, token, sent ? { step: "enter" } : { step: "ask" }))
     }
     const store = yield* PortalStore
     const body = yield* store.snapshotOf(claim.id)
     if (body === null) return claimNotFoundPage()
     const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
-    const saved = new URL(request.url, "http://x").searchParams.get("saved") === "controller"
+    const saved = query.get("saved") === "controller"
     return html(renderClaimPage(snapshot, {
       mode: "portal",
       claim: {

@@ -182,6 +182,15 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     expect(cookie).toMatch(/Max-Age=2592000/)
     const session = cookie.split(";")[0]!
 
+    // A link followed from a mail client (cross-site): reloaded once from the portal's own page, where the
+    // SameSite=Strict session counts.
+    const fromMail = await request(portal.url, path, { headers: { "sec-fetch-site": "cross-site" } })
+    expect(fromMail.headers.refresh).toBe(`0; url=${path}?via=link`)
+    const reloaded = await request(portal.url, `${path}?via=link`, {
+      headers: { "sec-fetch-site": "same-origin", cookie: ok.headers["set-cookie"]![0]!.split(";")[0]! }
+    })
+    expect(reloaded.body).toContain("Acme Bank AG")
+
     const used = await form(`${path}/verify`, `code=${code}`)
     expect(used.status).not.toBe(303)
 
@@ -215,6 +224,13 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     expect(evil.status).toBe(403)
     const none = await request(portal.url, `${path}/code`, { method: "POST", body: "" })
     expect(none.status).toBe(403)
+    const nullOrigin = await form(`${path}/code`, "", { origin: "null" })
+    expect(nullOrigin.status).toBe(403)
+    const crossSite = await form(`${path}/code`, "", { origin: "null", "sec-fetch-site": "cross-site" })
+    expect(crossSite.status).toBe(403)
+    // What a browser sends from the portal's own page (no referrer): Origin null, Sec-Fetch-Site same-origin.
+    const ownPage = await form(`${path}/code`, "", { origin: "null", "sec-fetch-site": "same-origin" })
+    expect(ownPage.status).toBe(303)
   })
 
   it("unbound claim: the first opener becomes the admin; later openers are told it has one", async () => {
