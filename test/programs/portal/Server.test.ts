@@ -4,6 +4,7 @@
  * cap while streaming, malformed bodies, record key, supersede), the public claim state, the bound
  * one-time-code flow, the unbound first-opener flow, CSRF, and the request log.
  */
+import SwaggerParser from "@apidevtools/swagger-parser"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toErrorBody } from "../../../src/errors/index.js"
@@ -72,6 +73,8 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
       "/api/portal/v1/signing-key",
       "/api/portal/v1/snapshots"
     ])
+    // The document passes an independent OpenAPI validator.
+    await SwaggerParser.validate(structuredClone(doc.json) as Parameters<typeof SwaggerParser.validate>[0])
     // Security headers on every answer.
     expect(health.headers["content-security-policy"]).toContain("default-src 'none'")
     expect(health.headers["x-content-type-options"]).toBe("nosniff")
