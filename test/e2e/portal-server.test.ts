@@ -86,6 +86,18 @@ describe("admin serve refuses to start", () => {
     expect(e.fix).toContain("catalog admin help")
   })
 
+  it("when its PostgreSQL database cannot be reached: ADMIN_ENV_INCOMPLETE naming the variable (after the mail warning)", () => {
+    const r = runCli(["admin", "serve", "--json"], {
+      cwd: dir,
+      env: { CATALOG_PORTAL_SIGNING_KEY: key, CATALOG_PORTAL_DATABASE_URL: "postgres://postgres@127.0.0.1:1/nope" }
+    })
+    expect(r.code).toBe(1)
+    const e = (r.json as ErrorJson).error
+    expect(e.code).toBe("ADMIN_ENV_INCOMPLETE")
+    expect(e.param).toBe("CATALOG_PORTAL_DATABASE_URL")
+    expect(r.stderr).toContain("MAIL_NOT_CONFIGURED")
+  })
+
   it("on a port in use: PORT_IN_USE naming the port and CATALOG_PORTAL_PORT", async () => {
     const blocker = net.createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
