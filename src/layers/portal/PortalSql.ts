@@ -12,6 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import * as Migrator from "@effect/sql/Migrator"
+import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
@@ -52,6 +53,18 @@ const migrationLock = [4330, 1] as const
  */
 export const portalStoreExists = (settings: PortalStoreSettings): Effect.Effect<boolean> =>
   Effect.sync(() => settings.databaseUrl !== null || fs.existsSync(portalDbPath(settings.home)))
+
+/** The innermost message of a migration failure (the database's words: no values, no secrets). */
+const describeDefect = (defect: unknown): string => {
+  let at: unknown = defect
+  for (let depth = 0; depth < 5; depth++) {
+    if (typeof at !== "object" || at === null || !("cause" in at) || at.cause === undefined) break
+    at = at.cause
+  }
+  return at instanceof Error ? at.message : typeof at === "object" && at !== null && "message" in at
+    ? String(at.message)
+    : String(at)
+}
 
 const VersionRow = Schema.Struct({ v: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString)) })
 
@@ -100,7 +113,18 @@ export const migratePortal: Effect.Effect<void, SqlError | SchemaMigrationRequir
           )
       }
     }))
-  })
+  }).pipe(
+    // A migration that fails (e.g. a table of that name already exists in the operator's database) is an
+    // SqlError of the start-up, with the database's own words, not a crash; the transaction rolled it back.
+    Effect.catchAllDefect((defect) =>
+      Effect.fail(
+        new SqlErrorClass({
+          cause: defect,
+          message: `The portal's schema could not be migrated: ${describeDefect(defect)}`
+        })
+      )
+    )
+  )
 
 const homeFix =
   "Set CATALOG_PORTAL_HOME to a folder the portal can write (default ./.catalog-portal), or set CATALOG_PORTAL_DATABASE_URL to a PostgreSQL database."

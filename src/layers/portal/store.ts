@@ -19,7 +19,7 @@ import { Effect, Layer, ParseResult, Schedule, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { ClaimState, type TenantRow } from "../../domain/Portal.js"
 import { SchemaMigrationRequired } from "../../errors/index.js"
-import { type ClaimRecord, type CodeCheck, PortalStore } from "../../services/PortalStore.js"
+import { type ClaimRecord, type IngestInput, PortalStore } from "../../services/PortalStore.js"
 
 /** Wrong codes a claim's code tolerates; the next check is `locked` whatever the code. */
 export const maxCodeAttempts = 5
@@ -168,7 +168,7 @@ export const PortalStoreLive = Layer.effect(
           ? Effect.dieMessage(`claim ${id} vanished inside its own transaction`)
           : Effect.succeed(c))
 
-    const ingestOnce = (input: Parameters<PortalStore["Type"]["ingest"]>[0]) =>
+    const ingestOnce = (input: IngestInput) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql.onDialectOrElse({
           pg: () =>
@@ -191,7 +191,7 @@ export const PortalStoreLive = Layer.effect(
         return { claim, supersedes: previous[0]?.id ?? null }
       }))
 
-    const ingest = (input: Parameters<PortalStore["Type"]["ingest"]>[0]) =>
+    const ingest = (input: IngestInput) =>
       ingestOnce(input).pipe(
         Effect.retry({
           while: isLiveConflict,
@@ -253,17 +253,17 @@ export const PortalStoreLive = Layer.effect(
           orElse: () => sql`SELECT code_hash, expires_at, attempts FROM codes WHERE claim_id = ${claimId}`
         }).pipe(Effect.flatMap(decodeCodes))
         const code = rows[0]
-        if (code === undefined) return "none" as CodeCheck
-        if (code.attempts >= maxCodeAttempts) return "locked" as CodeCheck
-        if (code.expires_at <= now) return "expired" as CodeCheck
+        if (code === undefined) return "none" as const
+        if (code.attempts >= maxCodeAttempts) return "locked" as const
+        if (code.expires_at <= now) return "expired" as const
         if (sameHash(code.code_hash, codeHash)) {
           yield* sql`DELETE FROM codes WHERE claim_id = ${claimId}`
           // A bound claim is `opened` once its recipient has proved the address.
           yield* sql`UPDATE claims SET opened = ${true} WHERE id = ${claimId}`
-          return "ok" as CodeCheck
+          return "ok" as const
         }
         yield* sql`UPDATE codes SET attempts = attempts + 1 WHERE claim_id = ${claimId}`
-        return "wrong" as CodeCheck
+        return "wrong" as const
       }))
 
     const insertSession = (claimId: string, sessionHash: string, role: "admin" | "recipient", expiresAt: string) =>

@@ -388,8 +388,8 @@ for (const backend of backends) {
   })
 }
 
-describe("the SQLite portal store on disk", () => {
-  layer(Layer.empty)((it) => {
+describe("the portal store at start", () => {
+  layer(Layer.empty, { excludeTestServices: true })((it) => {
     it.scoped("is created in a 0700 folder as a 0600 file; it exists afterwards, not before", () =>
       Effect.gen(function*() {
         const home = path.join(yield* tempHome, "nested", "portal")
@@ -437,6 +437,27 @@ describe("the SQLite portal store on disk", () => {
         other.exec("COMMIT")
         const input = upload(unique("rec"), "2026-08-02T10:00:01.000Z")
         assert.strictEqual((yield* store.ingest(input)).claim.id, input.claimId)
+      }))
+
+    it.scoped("a PostgreSQL that cannot be reached is an SqlError at start", () =>
+      Effect.gen(function*() {
+        const result = yield* Effect.flip(
+          Effect.scoped(
+            Layer.build(portalStoreLayer({ databaseUrl: "postgres://postgres@127.0.0.1:1/none", home: "" }))
+          )
+        )
+        assert.strictEqual(result._tag, "SqlError")
+      }))
+
+    it.scoped("a migration the database refuses (a table of that name exists) is an SqlError naming why", () =>
+      Effect.gen(function*() {
+        const db = yield* makePgDatabase({ analyze: false, sql: "CREATE TABLE claims (x int);" })
+        const result = yield* Effect.flip(
+          Effect.scoped(Layer.build(portalStoreLayer({ databaseUrl: db.url, home: "" })))
+        )
+        assert.strictEqual(result._tag, "SqlError")
+        assert.include(result.message, "could not be migrated")
+        assert.include(result.message, "already exists")
       }))
 
     it.scoped("a home that cannot be a folder is ADMIN_ENV_INCOMPLETE naming CATALOG_PORTAL_HOME", () =>
