@@ -94,3 +94,60 @@ export const TenantRow = Schema.Struct({
   bytes: Schema.NullOr(Schema.Number)
 })
 export type TenantRow = typeof TenantRow.Type
+
+/** The listen address when CATALOG_PORTAL_HOST is not set. */
+export const defaultPortalHost = "127.0.0.1"
+/** Where the SQLite store lives when neither variable says otherwise (relative to the working folder). */
+export const defaultPortalHome = ".catalog-portal"
+
+/** The portal's environment variables, as `admin help` and docs/portal.md list them. */
+export const portalEnvironment: ReadonlyArray<{ readonly name: string; readonly description: string }> = [
+  {
+    name: "CATALOG_PORTAL_SIGNING_KEY",
+    description:
+      "path of the operator's Ed25519 private key (PEM; required: `openssl genpkey -algorithm ed25519 -out portal-signing.pem`); its public half is served at /api/portal/v1/signing-key"
+  },
+  {
+    name: "CATALOG_PORTAL_DATABASE_URL",
+    description:
+      "a postgres:// URL (hosted: several portal processes may share it); unset → SQLite in CATALOG_PORTAL_HOME"
+  },
+  { name: "CATALOG_PORTAL_HOME", description: `folder of the SQLite store (default ./${defaultPortalHome}/)` },
+  { name: "CATALOG_PORTAL_PORT", description: `port when --port is not given (default ${defaultPortalPort})` },
+  {
+    name: "CATALOG_PORTAL_HOST",
+    description:
+      `listen address (default ${defaultPortalHost}; a hosted portal sits behind a reverse proxy or load balancer)`
+  },
+  {
+    name: "CATALOG_PORTAL_PUBLIC_URL",
+    description: "the http(s) address written into claim links (default http://127.0.0.1:<port>)"
+  },
+  {
+    name: "CATALOG_PORTAL_TRUST_PROXY",
+    description: "1: key the upload rate limit on the first X-Forwarded-For address (only behind a proxy that sets it)"
+  },
+  {
+    name: "CATALOG_INGEST_TOKEN",
+    description: "when set, uploads must present it (`Authorization: Bearer <token>`; `invite` sends its own)"
+  },
+  {
+    name: "CATALOG_INGEST_RATE_LIMIT",
+    description: `uploads per address per hour (positive integer, default ${defaultIngestRateLimit})`
+  },
+  {
+    name: "CATALOG_POSTMARK_TOKEN",
+    description:
+      "mail through the provider's HTTP API (Postmark server token; needs CATALOG_MAIL_FROM). Mail transports, first configured wins: provider, sendmail, dev; none → the portal starts, warns, and claim mail reports MAIL_NOT_CONFIGURED"
+  },
+  { name: "CATALOG_MAIL_FROM", description: "the From address of the portal's mail (required with the provider)" },
+  {
+    name: "CATALOG_POSTMARK_URL",
+    description: "the provider's API address (default https://api.postmarkapp.com; a test points it at a fake)"
+  },
+  {
+    name: "CATALOG_SENDMAIL_CMD",
+    description: "mail piped, whole, to this command (e.g. `/usr/sbin/sendmail -t -i`)"
+  },
+  { name: "CATALOG_DEV_MODE", description: "1: mail is written to the portal's log, not sent (a test or a demo)" }
+]

@@ -29,6 +29,7 @@ import { SourceAdd } from "../../services/SourceAdd.js"
 import { SourceProbe } from "../../services/SourceProbe.js"
 import { Store } from "../../services/Store.js"
 import { version } from "../../version.js"
+import { admin } from "./AdminCommands.js"
 import { describe } from "./CatalogCommands.js"
 import { runDoctor } from "./doctor.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
@@ -614,7 +615,8 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     mcp,
     open,
     invite,
-    serveClaim
+    serveClaim,
+    admin
   ]),
   Command.withDescription("Maps where personal data lives (metadata only) and drafts the records that follow.")
 )

@@ -4,6 +4,7 @@
  * they write, and what a global flag means for them. Summaries and option descriptions live on the
  * tree (`withDescription`); HelpDocument.ts joins the two, and a test checks every command has both.
  */
+import { portalEnvironment } from "../../domain/Portal.js"
 
 /** One command as `help` documents it. */
 export interface CommandDoc {
@@ -343,6 +344,28 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: false
   },
   {
+    name: "admin",
+    usage:
+      "catalog admin help [--json] | catalog admin serve [--port <n>] [--json] | catalog admin tenants [--json] | catalog admin remove <claimId> --yes [--json]",
+    flags: [{ flag: "--yes", description: "remove: confirm removing the claim" }],
+    examples: [
+      "catalog admin help",
+      "CATALOG_PORTAL_SIGNING_KEY=portal-signing.pem CATALOG_DEV_MODE=1 catalog admin serve",
+      "CATALOG_PORTAL_DATABASE_URL=postgres://portal@db/portal catalog admin tenants --json",
+      "catalog admin remove cl_3h9KxQ2mVt0aZbYw --yes"
+    ],
+    errors: [
+      "ADMIN_INPUT_INVALID",
+      "ADMIN_ENV_INCOMPLETE",
+      "ADMIN_NOT_CONFIRMED",
+      "PORTAL_NOT_READY",
+      "PORT_IN_USE",
+      "CLAIM_NOT_FOUND",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
     name: "help",
     usage: "catalog help [command] [--json]",
     examples: ["catalog help --json", "catalog help start --json"],
@@ -376,12 +399,18 @@ export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly de
   },
   {
     name: "CATALOG_INGEST_TOKEN",
-    description: "sent as `Authorization: Bearer <token>` with an upload when the portal's operator requires one"
+    description:
+      "invite: sent as `Authorization: Bearer <token>` with an upload; portal (`admin serve`): when set, uploads must present it"
   },
   {
     name: "CATALOG_CLAIM_PORT",
     description: "port of `catalog serve-claim` on 127.0.0.1 when --port is not given (default 4320)"
   },
+  // The portal's own settings (`catalog admin serve`; `catalog admin help` lists them too).
+  ...portalEnvironment.filter((v) => v.name !== "CATALOG_INGEST_TOKEN").map((v) => ({
+    name: v.name,
+    description: `portal (\`admin serve\`): ${v.description}`
+  })),
   { name: "USER / LOGNAME", description: "the OS user, for attribution when CATALOG_SIGNER_EMAIL is not set" },
   { name: "CI", description: "when set (and not 0/false), never prompt" }
 ]

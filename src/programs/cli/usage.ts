@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import type { CatalogErrorShape } from "../../errors/define.js"
 import {
   AddInputInvalid,
+  AdminInputInvalid,
   ClassifyInputInvalid,
   ConfigInputInvalid,
   DoraInputInvalid,
@@ -20,6 +21,7 @@ type UsageErrorClass = new(input: ErrorInput) => CatalogErrorShape
 /** The command groups whose bad input has a code of its own in SPEC.md's registry. */
 const groupCodes: Readonly<Record<string, UsageErrorClass>> = {
   add: AddInputInvalid,
+  admin: AdminInputInvalid,
   annotate: RopaInputInvalid,
   classify: ClassifyInputInvalid,
   config: ConfigInputInvalid,

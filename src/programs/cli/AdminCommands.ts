@@ -1,0 +1,93 @@
+/**
+ * `catalog admin …`: the portal operator's commands. The portal program (src/programs/portal) loads
+ * only when one of them runs (`import()`), as `open` loads the HTTP stack. `admin` alone, or a
+ * subcommand it does not have, is ADMIN_INPUT_INVALID (a usage error, exit 2: see usage.ts).
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { bold, CliFlags, dim, emit, table } from "./render.js"
+import { needsSubcommand } from "./usage.js"
+
+const portal = Effect.promise(() => import("../portal/admin.js"))
+
+export const adminHelp = Command.make("help", {}, () =>
+  Effect.flatMap(portal, (m) =>
+    emit(m.adminHelp, (h) =>
+      [
+        bold("catalog admin: run and look after the portal"),
+        "",
+        ...h.subcommands.map((s) => `  ${s.usage}\n      ${dim(s.description)}`),
+        "",
+        bold("Environment (read by `admin serve`; `tenants` and `remove` read the store settings):"),
+        ...h.environment.map((e) => `  ${e.name}\n      ${dim(e.description)}`),
+        "",
+        "docs/portal.md describes the portal, the claim flow and its JSON API."
+      ].join("\n")))).pipe(
+    Command.withDescription("List the admin subcommands and the portal's environment variables.")
+  )
+
+export const adminServe = Command.make(
+  "serve",
+  {
+    port: Options.text("port").pipe(
+      Options.withPseudoName("<n>"),
+      Options.withDescription("serve: the portal's port (default 4330, or CATALOG_PORTAL_PORT; 0 picks a free port)"),
+      Options.optional
+    )
+  },
+  ({ port }) =>
+    Effect.flatMap(
+      portal,
+      (m) => Effect.flatMap(CliFlags, (f) => m.serve({ port: Option.getOrUndefined(port), json: f.json }))
+    )
+).pipe(
+  Command.withDescription(
+    "Start the portal (settings from the environment: `catalog admin help`) until Ctrl+C; refuses to start without its Ed25519 signing key (PORTAL_NOT_READY)."
+  )
+)
+
+export const adminTenants = Command.make(
+  "tenants",
+  {},
+  () =>
+    Effect.flatMap(portal, (m) =>
+      Effect.flatMap(m.tenants, (r) =>
+        emit(r, ({ tenants }) =>
+          tenants.length === 0
+            ? "No claims yet."
+            : table(
+              ["claim", "state", "successor", "recipient", "created", "last upload", "bytes"],
+              tenants.map((t) => [
+                t.claimId,
+                t.state,
+                t.successorId ?? "",
+                t.recipient ?? (t.unbound ? `(unbound${t.opened ? ", opened" : ""})` : ""),
+                t.createdAt,
+                t.lastUploadAt ?? "",
+                t.bytes === null ? "" : String(t.bytes)
+              ])
+            ))))
+).pipe(
+  Command.withDescription("List every claim on this portal (state, successor, recipient, created, last upload, bytes).")
+)
+
+export const adminRemove = Command.make("remove", {
+  claimId: Args.text({ name: "claimId" }).pipe(Args.withDescription("the claim to remove (cl_…)"), Args.repeated)
+}, ({ claimId }) =>
+  Effect.flatMap(portal, (m) =>
+    Effect.flatMap(CliFlags, (f) =>
+      Effect.flatMap(
+        m.remove(claimId, f.yes),
+        (r) => emit(r, (x) => `Removed ${x.removed}: its link now answers CLAIM_NOT_FOUND; its snapshot is deleted.`)
+      )))).pipe(
+    Command.withDescription("Remove a claim (needs --yes): its link stops working and its snapshot is deleted.")
+  )
+
+const subcommands = ["help", "serve", "tenants", "remove"]
+
+export const admin = Command.make("admin", {}, () => needsSubcommand("admin", subcommands)).pipe(
+  Command.withSubcommands([adminHelp, adminServe, adminTenants, adminRemove]),
+  Command.withDescription(
+    "Run the portal and look after it: `admin serve` starts it, `admin tenants` lists its claims, `admin remove` removes one; `admin help` lists its environment."
+  )
+)

@@ -1,0 +1,134 @@
+/**
+ * The portal's JSON interface, declared once as an `HttpApi` under /api/portal/v1: the handlers and
+ * the OpenAPI document (/api/portal/v1/openapi.json) are derived from it. Every error body is the
+ * registry's envelope `{ error: { code, message, fix?, param? } }`; each registry class carries its status.
+ *
+ * The upload route is served raw (Ingest.ts): its body is read as a stream under the 5,000,000-byte
+ * cap, never decoded by the router (which would buffer it first). Its payload is declared here for
+ * the document only.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  ClaimState,
+  healthPath,
+  IngestReceipt,
+  ingestTokenScheme,
+  portalApiPrefix,
+  PortalHealth,
+  recordKeyHeader
+} from "../../domain/Portal.js"
+import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
+import {
+  ClaimNotFound,
+  IngestRateLimited,
+  IngestUnauthorized,
+  InvalidParam,
+  SchemaMigrationRequired,
+  SnapshotTooLarge
+} from "../../errors/index.js"
+import { version } from "../../version.js"
+
+/** 500: an unexpected failure (a bug), still in the error envelope; not a registry code. */
+export const InternalErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.Literal("INTERNAL_ERROR"),
+    message: Schema.String,
+    fix: Schema.optional(Schema.String)
+  })
+}).annotations(
+  HttpApiSchema.annotations({ identifier: "InternalError", status: 500, description: "an unexpected failure (a bug)" })
+)
+
+/** GET claims/:token: what anyone holding the link may learn without proving anything. */
+export const ClaimInfo = Schema.Struct({
+  claimId: Schema.String,
+  state: ClaimState,
+  /** The claim that replaced this one (superseded), else null. */
+  successorId: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ClaimInfo" })
+export type ClaimInfo = typeof ClaimInfo.Type
+
+const OpenApiDocument = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "OpenApiDocument",
+  description: "an OpenAPI 3.1 document"
+})
+
+const portal = HttpApiGroup.make("portal")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(PortalHealth.annotations({ identifier: "PortalHealth" }))
+      .annotate(OpenApi.Summary, "whether the portal is up, its storage, and what an upload must carry")
+  )
+  .add(
+    HttpApiEndpoint.get("signingKey", "/signing-key")
+      .addSuccess(HttpApiSchema.Text({ contentType: "application/x-pem-file" }))
+      .annotate(OpenApi.Summary, "the public half of the portal's Ed25519 signing key (SubjectPublicKeyInfo, PEM)")
+  )
+  .add(
+    HttpApiEndpoint.post("ingest", "/snapshots")
+      .setPayload(Snapshot.annotations({ identifier: "Snapshot" }))
+      .addSuccess(IngestReceipt.annotations({ identifier: "IngestReceipt" }), { status: 201 })
+      .addError(InvalidParam)
+      .addError(IngestUnauthorized)
+      .addError(SnapshotTooLarge)
+      .addError(IngestRateLimited)
+      .annotate(OpenApi.Summary, "upload an invite snapshot; answers the claim link")
+      .annotate(
+        OpenApi.Description,
+        `The body is exactly the snapshot's bytes (application/json, at most ${uploadCapBytes} bytes). ` +
+          `Headers: \`${recordKeyHeader}\` (the machine's record key, 43 characters base64url; required: a second ` +
+          `upload with the same key supersedes the first claim) and, when the operator set CATALOG_INGEST_TOKEN, ` +
+          `\`Authorization: ${ingestTokenScheme} <token>\`. Checked in this order: the token (401 INGEST_UNAUTHORIZED), ` +
+          `the per-address hourly limit (429 INGEST_RATE_LIMITED with Retry-After), the size while reading ` +
+          `(413 SNAPSHOT_TOO_LARGE; the connection is closed), the snapshot (400 INVALID_PARAM, param "snapshot"), ` +
+          `the record key (400 INVALID_PARAM, param "${recordKeyHeader}"). Stored whole or not at all.`
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("claim", "/claims/:token")
+      .setPath(Schema.Struct({ token: Schema.String.annotations({ description: "the claim token (clm_…)" }) }))
+      .addSuccess(ClaimInfo)
+      .addError(ClaimNotFound)
+      .annotate(OpenApi.Summary, "a claim's public state: live, or superseded with its successor")
+  )
+  .add(
+    HttpApiEndpoint.get("openapi", "/openapi.json")
+      .addSuccess(OpenApiDocument)
+      .annotate(OpenApi.Summary, "OpenAPI description of this API")
+  )
+
+/** `HttpApi.make` declares its own decode error on every route; the portal answers INVALID_PARAM instead. */
+const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const out = structuredClone(spec) as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+    components: { schemas: Record<string, unknown> }
+  }
+  for (const item of Object.values(out.paths)) {
+    for (const op of Object.values(item)) {
+      op.responses["400"] = {
+        description: "INVALID_PARAM: a parameter, header or the body is missing or malformed; `error.param` names it",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/InvalidParamError" } } }
+      }
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete out.components.schemas[name]
+  return out
+}
+
+export class PortalApi extends HttpApi.make("portal")
+  .add(portal)
+  .addError(InvalidParam)
+  .addError(SchemaMigrationRequired)
+  .addError(InternalErrorBody)
+  .prefix(portalApiPrefix)
+  .annotate(OpenApi.Title, "local-data-catalog portal API")
+  .annotate(OpenApi.Version, version)
+  .annotate(OpenApi.Transform, dropDecodeError)
+  .annotate(
+    OpenApi.Description,
+    `The portal served by \`catalog admin serve\`: machines upload invite snapshots (POST ${portalApiPrefix}/snapshots), ` +
+      `recipients open the claim link (/claim/<token>, HTML). Health at ${healthPath}. Every error body is ` +
+      "`{ \"error\": { \"code\", \"message\", \"fix\"?, \"param\"? } }` (docs/portal.md)."
+  )
+{}

@@ -1,0 +1,400 @@
+/**
+ * The claim pages (HTML, rendered on the server, forms and redirects, no JavaScript):
+ *   GET  /claim/:token              the draft for a caller holding this claim's session; else the gate
+ *                                   (bound: prove the address; unbound: become the admin) or a notice
+ *   POST /claim/:token/code         mails an 8-digit one-time code to the bound recipient (15 minutes;
+ *                                   at most 5 per claim per hour)
+ *   POST /claim/:token/verify       checks it → a session cookie → 303 to the claim
+ *   POST /claim/:token/open         unbound: the first opener becomes the record's admin (atomic)
+ *   POST /claim/:token/controller   saves the controller block (session required)
+ * Every POST must come from this portal's own pages (Origin / Referer / Sec-Fetch-Site; cookies SameSite=Strict).
+ * Sessions: 32 random bytes, stored hashed, HttpOnly, SameSite=Strict, Path=/claim/<token>, Secure over
+ * https, 30 days. The link alone opens nothing on a bound claim: the mailbox is the proof.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Schema } from "effect"
+import { randomInt } from "node:crypto"
+import { claimPagePrefix } from "../../domain/Portal.js"
+import { Snapshot } from "../../domain/Snapshot.js"
+import { ClaimNotFound, MailNotConfigured } from "../../errors/index.js"
+import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
+import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
+import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
+import { nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
+
+export const sessionCookie = "catalog_claim_session"
+export const codeValidMinutes = 15
+export const codesPerHour = 5
+const sessionDays = 30
+const hourMs = 3_600_000
+const formCap = 16_384
+
+const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
+
+/** CLAIM_NOT_FOUND for a claim link: the same error (and so the same body) on the page and in the API. */
+export const claimNotFound = () =>
+  new ClaimNotFound({
+    message: "There is no live claim for this link: it is unknown, was removed, or was replaced.",
+    fix: "Ask the person who invited you for a new link (they re-run `catalog invite`)."
+  })
+
+/** CLAIM_NOT_FOUND for a claim id (`admin remove`). */
+export const claimNotFoundById = (claimId: string) =>
+  new ClaimNotFound({
+    message: `No claim ${claimId} on this portal.`,
+    fix: "List claims with `catalog admin tenants`."
+  })
+
+const claimNotFoundPage = () => {
+  const e = claimNotFound()
+  return html(
+    renderNoticePage({ title: "Claim not found", code: e.code, message: e.message, fix: e.fix, status: 404 }),
+    404
+  )
+}
+
+/** `dpo@acme.example` → `d•••@acme.example`. */
+export const maskAddress = (address: string): string => {
+  const at = address.lastIndexOf("@")
+  return at <= 0 ? "•••" : `${address[0]}•••${address.slice(at)}`
+}
+
+const claimPath = (token: string) => `${claimPagePrefix}/${token}`
+
+const codeHash = (claimId: string, code: string) => sha256Hex(`${claimId}:${code}`)
+
+/** The claim behind a token, or the response that ends the request (not found / superseded). */
+const liveClaim = (token: string) =>
+  Effect.gen(function*() {
+    const store = yield* PortalStore
+    const claim = token.length > 8 && token.length < 200 ? yield* store.claimByTokenHash(sha256Hex(token)) : null
+    if (claim === null || claim.state === "removed" || (claim.state === "superseded" && claim.successorId === null)) {
+      return Either.left(claimNotFoundPage())
+    }
+    if (claim.state === "superseded") {
+      return Either.left(html(renderNoticePage({
+        title: "A newer draft replaced this one",
+        message: `This draft (${claim.id}) was replaced by a newer upload of the same record (${claim.successorId}).`,
+        code: null,
+        fix: "Open the newer link from the latest invitation mail, or ask the person who invited you for it."
+      })))
+    }
+    return Either.right(claim)
+  })
+
+/** The session this request holds for `claim`, if any. */
+const sessionFor = (request: HttpServerRequest.HttpServerRequest, claim: ClaimRecord) =>
+  Effect.gen(function*() {
+    const value = request.cookies[sessionCookie]
+    if (value === undefined || value === "") return null
+    const store = yield* PortalStore
+    const session = yield* store.sessionOf(sha256Hex(value), yield* nowIso)
+    return session !== null && session.claimId === claim.id ? session : null
+  })
+
+/** A new session: stored hashed; the cookie carries the value. */
+const startSession = (claim: ClaimRecord, token: string, role: "admin" | "recipient", opened: boolean) =>
+  Effect.gen(function*() {
+    const store = yield* PortalStore
+    const { publicUrl } = yield* PortalContext
+    const value = randomToken(32)
+    const expiresAt = new Date((yield* nowMillis) + sessionDays * 24 * hourMs).toISOString()
+    if (!opened) yield* store.createSession(claim.id, sha256Hex(value), role, expiresAt)
+    return {
+      value,
+      expiresAt,
+      cookie: `${sessionCookie}=${value}; Path=${claimPath(token)}; Max-Age=${
+        sessionDays * 24 * 3600
+      }; HttpOnly; SameSite=Strict${publicUrl.startsWith("https:") ? "; Secure" : ""}`
+    }
+  })
+
+/**
+ * Cross-site request forgery guard: a POST must come from this portal's own pages. The pages send no
+ * referrer (the token is in their URL), so a browser sends `Origin: null` with their forms; it also sends
+ * `Sec-Fetch-Site`, which no page can set. Accepted: an Origin (else a Referer) that is this portal's own
+ * origin, or `Sec-Fetch-Site: same-origin`. Refused: anything else, including a request with neither.
+ */
+const sameOrigin = (request: HttpServerRequest.HttpServerRequest, publicUrl: string): boolean => {
+  const fetchSite = request.headers["sec-fetch-site"]
+  if (fetchSite !== undefined && fetchSite !== "same-origin") return false
+  const source = request.headers["origin"] ?? request.headers["referer"]
+  if (source === undefined || source === "null") return fetchSite === "same-origin"
+  let origin: string
+  try {
+    origin = new URL(source).origin
+  } catch {
+    return false
+  }
+  const host = request.headers["host"]
+  const allowed = new Set([new URL(publicUrl).origin])
+  if (host !== undefined) {
+    allowed.add(`http://${host}`)
+    allowed.add(`https://${host}`)
+  }
+  return allowed.has(origin)
+}
+
+const forbidden = () =>
+  html(
+    renderNoticePage({
+      title: "Request refused",
+      message: "This form was not sent from this portal's own page (cross-site request refused).",
+      code: null,
+      fix: "Open the claim link again and use the page's own buttons.",
+      status: 403
+    }),
+    403
+  )
+
+const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(
+    Effect.either(readCappedBody(request, formCap)),
+    (r) => Either.isRight(r) ? new URLSearchParams(r.right.toString("utf8")) : new URLSearchParams()
+  )
+
+const see = (location: string, cookie?: string) =>
+  HttpServerResponse.empty({
+    status: 303,
+    headers: { location, ...(cookie !== undefined ? { "set-cookie": cookie } : {}) }
+  })
+
+type BindStep =
+  | { readonly step: "ask" }
+  | { readonly step: "enter"; readonly problem?: string }
+  | { readonly step: "ask-again"; readonly problem: string }
+
+const bindGate = (claim: ClaimRecord, token: string, step: BindStep) => {
+  const masked = maskAddress(claim.recipient ?? "")
+  if (step.step === "enter") {
+    return renderGatePage({
+      title: "Enter the code",
+      message:
+        `A one-time code was mailed to ${masked}. Enter it to open the draft (it works once, for ${codeValidMinutes} minutes). No mail? Open the link again to send a new code.`,
+      notice: step.problem ?? null,
+      form: {
+        action: `${claimPath(token)}/verify`,
+        fields: [{
+          name: "code",
+          label: "Code",
+          type: "text",
+          autocomplete: "one-time-code",
+          inputmode: "numeric"
+        }],
+        submit: "Open the draft"
+      }
+    })
+  }
+  return renderGatePage({
+    title: "Prove it is you",
+    message:
+      `This draft was shared with ${masked}. To open it, send a one-time code to that address and enter it on the next page.`,
+    notice: step.step === "ask-again" ? step.problem : null,
+    form: { action: `${claimPath(token)}/code`, fields: [], submit: "Send a code" }
+  })
+}
+
+const unboundGate = (token: string) =>
+  renderGatePage({
+    title: "Open this draft",
+    message:
+      "This draft was shared without a recipient: whoever opens it first becomes the record's admin. Only open it if it was meant for you.",
+    form: { action: `${claimPath(token)}/open`, fields: [], submit: "Open it and become the admin" }
+  })
+
+const alreadyAdmin = () =>
+  html(
+    renderNoticePage({
+      title: "This draft already has an admin",
+      message: "Someone opened this unbound draft first and became its admin; the link opens it only for them.",
+      code: null,
+      fix: "Ask the person who invited you to re-invite with `catalog invite --email <your address>`.",
+      status: 403
+    }),
+    403
+  )
+
+/** GET /claim/:token */
+export const showClaim = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    const session = yield* sessionFor(request, claim)
+    const query = new URL(request.url, "http://x").searchParams
+    if (session === null && request.headers["sec-fetch-site"] === "cross-site" && query.get("via") === null) {
+      // A link followed from a mail client is a cross-site navigation: the browser withholds SameSite=Strict
+      // cookies from it. Reload once from this page (a same-site navigation) so a session already held counts.
+      return html(
+        renderNoticePage({
+          title: "Opening the draft…",
+          message: "Opening the draft shared with you.",
+          code: null,
+          fix: null
+        }),
+        200,
+        { refresh: `0; url=${claimPath(token)}?via=link` }
+      )
+    }
+    if (session === null) {
+      if (claim.unbound) return claim.opened ? alreadyAdmin() : html(unboundGate(token))
+      const sent = query.get("code") === "sent"
+      return html(bindGate(claim, token, sent ? { step: "enter" } : { step: "ask" }))
+    }
+    const store = yield* PortalStore
+    const body = yield* store.snapshotOf(claim.id)
+    if (body === null) return claimNotFoundPage()
+    const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
+    const saved = query.get("saved") === "controller"
+    return html(renderClaimPage(snapshot, {
+      mode: "portal",
+      claim: {
+        id: claim.id,
+        state: claim.state,
+        recipient: claim.recipient,
+        unbound: claim.unbound,
+        createdAt: claim.createdAt,
+        lastUploadAt: claim.lastUploadAt,
+        role: session.role
+      },
+      controller: claim.controllerUpdatedAt !== null
+        ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
+        : null,
+      controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
+      notice: saved ? "Controller saved." : null
+    }))
+  })
+
+/** POST /claim/:token/code */
+export const sendCode = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    if (claim.unbound || claim.recipient === null) return see(claimPath(token))
+    const store = yield* PortalStore
+    const now = yield* nowMillis
+    const windowStart = new Date(Math.floor(now / hourMs) * hourMs).toISOString()
+    const key = `claim-code:${claim.id}`
+    if ((yield* store.countUpload(key, windowStart)) > codesPerHour) {
+      yield* store.uncountUpload(key, windowStart)
+      return html(
+        bindGate(claim, token, {
+          step: "ask-again",
+          problem: `${codesPerHour} codes were already sent for this draft in the last hour; wait, then send a new one.`
+        }),
+        429
+      )
+    }
+    const code = String(randomInt(0, 100_000_000)).padStart(8, "0")
+    yield* store.saveCode(claim.id, codeHash(claim.id, code), new Date(now + codeValidMinutes * 60_000).toISOString())
+    const outcome = yield* mailOutcome(
+      yield* Mail,
+      oneTimeCodeMessage({
+        to: claim.recipient,
+        code,
+        claimUrl: `${publicUrl}${claimPath(token)}`,
+        minutesValid: codeValidMinutes
+      })
+    )
+    if (outcome.status === "not-configured" || outcome.status === "failed") {
+      const e = outcome.error ?? new MailNotConfigured().body.error
+      return html(
+        renderNoticePage({
+          title: "The code could not be mailed",
+          code: e.code,
+          message: e.message,
+          fix: `Tell the portal's operator: ${e.fix ?? "configure mail delivery"}.`,
+          status: 503
+        }),
+        503
+      )
+    }
+    return see(`${claimPath(token)}?code=sent`)
+  })
+
+/** POST /claim/:token/verify */
+export const verifyCode = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    if (claim.unbound) return see(claimPath(token))
+    const form = yield* readForm(request)
+    const code = (form.get("code") ?? "").replace(/[\s-]/g, "")
+    const store = yield* PortalStore
+    const result = /^\d{8}$/.test(code)
+      ? yield* store.checkCode(claim.id, codeHash(claim.id, code), yield* nowIso)
+      : "wrong"
+    if (result !== "ok") {
+      const problem = {
+        wrong: "That code is not right. Check the latest mail and try again.",
+        expired: `That code has expired (codes are valid ${codeValidMinutes} minutes). Send a new code.`,
+        locked: "Too many wrong tries for this code. Send a new code.",
+        none: "No code is waiting for this draft. Send a code first."
+      }[result]
+      return html(
+        bindGate(claim, token, result === "wrong" ? { step: "enter", problem } : { step: "ask-again", problem }),
+        result === "wrong" ? 400 : 409
+      )
+    }
+    const session = yield* startSession(claim, token, "recipient", false)
+    return see(claimPath(token), session.cookie)
+  })
+
+/** POST /claim/:token/open */
+export const openUnbound = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    if (!claim.unbound) return see(claimPath(token))
+    const session = yield* startSession(claim, token, "admin", true)
+    const store = yield* PortalStore
+    const won = yield* store.openUnbound(claim.id, sha256Hex(session.value), session.expiresAt)
+    if (!won) return alreadyAdmin()
+    return see(claimPath(token), session.cookie)
+  })
+
+/** POST /claim/:token/controller */
+export const saveController = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    const session = yield* sessionFor(request, claim)
+    if (session === null) {
+      return html(
+        renderNoticePage({
+          title: "Open the draft first",
+          message: "Only the recipient who proved the address (or an unbound draft's admin) can change it.",
+          code: null,
+          fix: "Open the claim link and follow the steps there.",
+          status: 403
+        }),
+        403
+      )
+    }
+    const form = yield* readForm(request)
+    const clean = (v: string | null) => {
+      const t = (v ?? "").trim().slice(0, 500)
+      return t === "" ? null : t
+    }
+    const store = yield* PortalStore
+    yield* store.setController(claim.id, clean(form.get("name")), clean(form.get("contact")), yield* nowIso)
+    return see(`${claimPath(token)}?saved=controller`)
+  })

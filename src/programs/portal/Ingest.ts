@@ -1,0 +1,217 @@
+/**
+ * POST /api/portal/v1/snapshots: an invite snapshot becomes a live claim. In this order:
+ *   1. the ingest token, when the operator set one (401 INGEST_UNAUTHORIZED; constant-time compare);
+ *   2. the per-address hourly limit, counted atomically in the store (429 INGEST_RATE_LIMITED, Retry-After);
+ *   3. the body, read from the socket under the 5,000,000-byte cap (413 SNAPSHOT_TOO_LARGE, connection closed);
+ *   4. JSON + the Snapshot Schema (400 INVALID_PARAM "snapshot": the first problem's path, never a value);
+ *   5. the record key header (400 INVALID_PARAM "x-catalog-record-key");
+ *   6. store.ingest (one transaction: the record's previous live claim is superseded);
+ *   7. the claim link mailed to a bound recipient (a mail problem is reported, never loses the upload).
+ * A refusal after step 2 gives its count back, and leaves nothing else in the store.
+ */
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import {
+  claimIdPrefix,
+  claimPagePrefix,
+  claimTokenPrefix,
+  type IngestReceipt,
+  ingestTokenScheme,
+  type MailOutcome,
+  recordKeyHeader
+} from "../../domain/Portal.js"
+import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
+import {
+  type CatalogErrorShape,
+  IngestRateLimited,
+  IngestUnauthorized,
+  InvalidParam,
+  SnapshotTooLarge
+} from "../../errors/index.js"
+import { claimLinkMessage, Mail, mailOutcome } from "../../services/Mail.js"
+import { PortalStore } from "../../services/PortalStore.js"
+import {
+  clientAddress,
+  nowIso,
+  nowMillis,
+  PortalContext,
+  randomToken,
+  readCappedBody,
+  sameSecret,
+  sha256Hex
+} from "./Context.js"
+
+const hourMs = 3_600_000
+
+const errorResponse = (e: CatalogErrorShape, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(e.body, { status: e.spec.status, headers })
+
+const decodeSnapshot = Schema.decodeUnknownEither(Snapshot, { errors: "first", onExcessProperty: "error" })
+
+/** What is wrong with a snapshot, named by path; the offending value is never repeated. */
+export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapshot: Snapshot } => {
+  const fix =
+    "Upload the snapshot exactly as `catalog invite` writes it (JSON, format local-data-catalog/invite-snapshot, version 1)."
+  let text: string
+  let parsed: unknown
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body)
+    parsed = JSON.parse(text)
+  } catch {
+    return new InvalidParam({ message: "The body is not JSON (UTF-8).", fix, param: "snapshot" })
+  }
+  const decoded = decodeSnapshot(parsed)
+  if (Either.isRight(decoded)) return { snapshot: decoded.right }
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+  const where = issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(String).join(".")
+  const what = issue?._tag === "Missing"
+    ? "is missing"
+    : issue?._tag === "Unexpected"
+    ? "is not a field of the snapshot"
+    : "has the wrong type or value"
+  return new InvalidParam({ message: `The snapshot is not valid: ${where} ${what}.`, fix, param: "snapshot" })
+}
+
+const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
+
+/** The one raw handler of the upload route. */
+export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const { publicUrl, settings } = yield* PortalContext
+    const store = yield* PortalStore
+    const mailer = yield* Mail
+
+    // 1. The ingest token.
+    if (settings.ingestToken !== null) {
+      const auth = request.headers["authorization"] ?? ""
+      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
+      if (!sameSecret(presented, settings.ingestToken)) {
+        return errorResponse(
+          new IngestUnauthorized({
+            message: presented === ""
+              ? "This portal requires an ingest token and the upload presented none."
+              : "The ingest token presented does not match this portal's.",
+            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
+          }),
+          { "www-authenticate": ingestTokenScheme }
+        )
+      }
+    }
+
+    // 2. The per-address hourly limit (counted across every portal process on the store).
+    const address = clientAddress(request, settings.trustProxy)
+    const now = yield* nowMillis
+    const windowStartMs = Math.floor(now / hourMs) * hourMs
+    const windowStart = new Date(windowStartMs).toISOString()
+    const count = yield* store.countUpload(address, windowStart)
+    const giveBack = store.uncountUpload(address, windowStart)
+    if (count > settings.rateLimit) {
+      yield* giveBack
+      const retryAfter = Math.max(1, Math.ceil((windowStartMs + hourMs - now) / 1000))
+      return errorResponse(
+        new IngestRateLimited({
+          message: `Too many uploads from this address: the limit is ${settings.rateLimit} per hour.`,
+          fix: `Wait ${Math.ceil(retryAfter / 60)} minute(s) (Retry-After), then re-run \`catalog invite\`.`
+        }),
+        { "retry-after": String(retryAfter) }
+      )
+    }
+
+    // 3. The body, under the cap while reading.
+    const read = yield* Effect.either(readCappedBody(request, uploadCapBytes))
+    if (Either.isLeft(read)) {
+      yield* giveBack
+      if (read.left === "aborted") return HttpServerResponse.empty({ status: 400, headers: { connection: "close" } })
+      return errorResponse(
+        new SnapshotTooLarge({
+          message: `The upload is larger than the ${uploadCapBytes}-byte cap; the portal stopped reading it.`
+        }),
+        { connection: "close" }
+      )
+    }
+    const body = read.right
+
+    // 4. The snapshot.
+    const checked = snapshotProblem(body)
+    if (checked instanceof InvalidParam) {
+      yield* giveBack
+      return errorResponse(checked)
+    }
+    const snapshot = checked.snapshot
+    if ((snapshot.recipient === null) === !snapshot.unbound) {
+      yield* giveBack
+      return errorResponse(
+        new InvalidParam({
+          message: snapshot.recipient === null
+            ? "The snapshot names no recipient and is not unbound: it was written by `catalog invite --no-upload`."
+            : "The snapshot names a recipient and is also unbound; it must be one or the other.",
+          fix: "Re-run `catalog invite --email <address>` (or `--unbound`) to upload.",
+          param: "snapshot"
+        })
+      )
+    }
+
+    // 5. The record key.
+    const recordKey = request.headers[recordKeyHeader]
+    if (recordKey === undefined || !recordKeyPattern.test(recordKey)) {
+      yield* giveBack
+      return errorResponse(
+        new InvalidParam({
+          message: recordKey === undefined
+            ? `The upload has no ${recordKeyHeader} header.`
+            : `The ${recordKeyHeader} header is not a record key (43 characters of base64url).`,
+          fix: "Upload with `catalog invite`, which sends this machine's record key (.catalog/record-key).",
+          param: recordKeyHeader
+        })
+      )
+    }
+
+    // 6. Stored whole, in one transaction.
+    const token = `${claimTokenPrefix}${randomToken(32)}`
+    const claimId = `${claimIdPrefix}${randomToken(12)}`
+    const sha256 = sha256Hex(body)
+    const at = yield* nowIso
+    const { claim, supersedes } = yield* store.ingest({
+      claimId,
+      tokenHash: sha256Hex(token),
+      recordKeyHash: sha256Hex(recordKey),
+      recipient: snapshot.recipient,
+      unbound: snapshot.unbound,
+      body: body.toString("utf8"),
+      bytes: body.length,
+      sha256,
+      at
+    })
+    const claimUrl = `${publicUrl}${claimPagePrefix}/${token}`
+
+    // 7. The claim link, to a bound recipient.
+    const mail: MailOutcome = snapshot.recipient === null
+      ? { status: "not-needed", transport: null, error: null }
+      : yield* mailOutcome(
+        mailer,
+        claimLinkMessage({
+          to: snapshot.recipient,
+          claimUrl,
+          controllerName: snapshot.controller?.name ?? null,
+          datasets: snapshot.datasets.length,
+          personalItems: snapshot.datasets.reduce(
+            (n, d) => n + d.classes.personal + d.classes.special + d.classes.criminal,
+            0
+          )
+        })
+      )
+
+    const receipt: IngestReceipt = {
+      claimId: claim.id,
+      claimUrl,
+      state: "live",
+      recipient: claim.recipient,
+      unbound: claim.unbound,
+      bytes: body.length,
+      sha256,
+      receivedAt: at,
+      supersedes,
+      mail
+    }
+    return HttpServerResponse.unsafeJson(receipt, { status: 201 })
+  })

@@ -1,0 +1,204 @@
+/**
+ * The upload's guards, in order, on both back ends: the ingest token (401, store untouched), the
+ * per-address hourly limit (429 + Retry-After, only for that address), the 5,000,000-byte cap enforced
+ * while reading (a streamed 50 MB body cut off without being buffered; a declared Content-Length over
+ * the cap refused before reading; a Content-Length that lies), and an upload whose mail cannot be sent.
+ */
+import { Effect } from "effect"
+import * as http from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sampleSnapshot } from "../../utils/snapshots.js"
+import { type Backend, type Portal, recordKey, request, startTestPortal, upload } from "./harness.js"
+
+const runP = <A, E>(e: Effect.Effect<A, E>) => Effect.runPromise(e)
+const ingestToken = "operator-token-0123456789abcdef"
+
+/** Streams `total` bytes of a JSON-looking body, chunked, until the server answers or closes. */
+const streamUpload = (url: string, total: number) =>
+  new Promise<{ status: number | null; body: string; written: number; connection: string | undefined }>(
+    (resolve) => {
+      const u = new URL("/api/portal/v1/snapshots", url)
+      let written = 0
+      let status: number | null = null
+      let body = ""
+      let connection: string | undefined
+      let settled = false
+      const done = () => {
+        if (settled) return
+        settled = true
+        resolve({ status, body, written, connection })
+      }
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          "x-catalog-record-key": recordKey(),
+          authorization: `Bearer ${ingestToken}`
+        }
+      }, (res) => {
+        status = res.statusCode ?? null
+        connection = res.headers.connection
+        res.on("data", (c: Buffer) => (body += c.toString("utf8")))
+        res.on("end", done)
+        res.on("error", done)
+      })
+      req.on("error", done)
+      req.on("close", () => setTimeout(done, 50))
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      const pump = () => {
+        while (written < total && !req.destroyed && status === null) {
+          written += chunk.length
+          if (!req.write(chunk)) return req.once("drain", pump)
+        }
+        if (written >= total && !req.destroyed) req.end()
+      }
+      req.write("{\"format\":\"")
+      pump()
+    }
+  )
+
+describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal(backend, {
+      CATALOG_INGEST_TOKEN: ingestToken,
+      CATALOG_INGEST_RATE_LIMIT: "4",
+      CATALOG_PORTAL_TRUST_PROXY: "1"
+    })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  const auth = (address: string) => ({ authorization: `Bearer ${ingestToken}`, "x-forwarded-for": address })
+
+  it("refuses an upload without the ingest token, or with another, leaving the store unchanged (401)", async () => {
+    const before = await runP(portal.store.tenants)
+    const none = await upload(portal, sampleSnapshot(), { headers: { "x-forwarded-for": "10.0.0.1" } })
+    expect(none.status).toBe(401)
+    expect(none.json).toMatchObject({ error: { code: "INGEST_UNAUTHORIZED" } })
+    expect(none.headers["www-authenticate"]).toBe("Bearer")
+    const wrong = await upload(portal, sampleSnapshot(), {
+      headers: { authorization: `Bearer ${ingestToken}x`, "x-forwarded-for": "10.0.0.1" }
+    })
+    expect(wrong.status).toBe(401)
+    expect(wrong.body).not.toContain(ingestToken)
+    expect(await runP(portal.store.tenants)).toEqual(before)
+    const right = await upload(portal, sampleSnapshot(), { headers: auth("10.0.0.1") })
+    expect(right.status).toBe(201)
+    expect((await runP(portal.store.tenants)).length).toBe(before.length + 1)
+  })
+
+  it("trips the hourly limit at N uploads for one address only (429, Retry-After)", async () => {
+    const address = "10.0.1.1"
+    const statuses: Array<number> = []
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status)
+    }
+    expect(statuses).toEqual([201, 201, 201, 201])
+    const limited = await upload(portal, sampleSnapshot(), { headers: auth(address) })
+    expect(limited.status).toBe(429)
+    expect(limited.json).toMatchObject({ error: { code: "INGEST_RATE_LIMITED" } })
+    const retry = Number(limited.headers["retry-after"])
+    expect(retry).toBeGreaterThan(0)
+    expect(retry).toBeLessThanOrEqual(3600)
+    // Still limited, and another address is not.
+    expect((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status).toBe(429)
+    expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.1.2") })).status).toBe(201)
+  })
+
+  it("a refused upload gives its count back (invalid bodies do not use up the limit)", async () => {
+    const address = "10.0.2.1"
+    for (let i = 0; i < 6; i++) {
+      expect((await upload(portal, "{bad", { headers: auth(address) })).status).toBe(400)
+    }
+    expect((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status).toBe(201)
+  })
+
+  it("cuts off a streamed 50 MB body past the cap without buffering it (413, connection closed)", async () => {
+    const before = await runP(portal.store.tenants)
+    global.gc?.()
+    const rss = process.memoryUsage().rss
+    const r = await streamUpload(portal.url, 50_000_000)
+    expect(r.status).toBe(413)
+    expect(JSON.parse(r.body)).toMatchObject({ error: { code: "SNAPSHOT_TOO_LARGE" } })
+    expect(r.connection).toBe("close")
+    // The portal stopped reading: the client could not push the whole 50 MB through.
+    expect(r.written).toBeLessThan(50_000_000)
+    expect(process.memoryUsage().rss - rss).toBeLessThan(40_000_000)
+    expect(await runP(portal.store.tenants)).toEqual(before)
+  })
+
+  it("refuses a declared Content-Length over the cap before reading, and a Content-Length that lies", async () => {
+    const before = await runP(portal.store.tenants)
+    const declared = await new Promise<number>((resolve, reject) => {
+      const u = new URL(portal.url)
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: "/api/portal/v1/snapshots",
+        method: "POST",
+        agent: false,
+        headers: { ...auth("10.0.3.1"), "content-length": "6000000", "x-catalog-record-key": recordKey() }
+      }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on("error", reject)
+      req.write("{") // nothing more: the answer comes before the body
+    })
+    expect(declared).toBe(413)
+    // Content-Length says 40 bytes; the body is longer: only 40 bytes are read, and they are not a snapshot.
+    const text = JSON.stringify(sampleSnapshot())
+    const lie = await new Promise<number>((resolve) => {
+      const u = new URL(portal.url)
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: "/api/portal/v1/snapshots",
+        method: "POST",
+        agent: false,
+        headers: { ...auth("10.0.3.1"), "content-length": "40", "x-catalog-record-key": recordKey() }
+      }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on("error", () => resolve(-1))
+      req.socket?.setNoDelay(true)
+      req.end(text.slice(0, 40))
+    })
+    expect(lie).toBe(400)
+    expect(await runP(portal.store.tenants)).toEqual(before)
+  })
+})
+
+describe("uploads when no mail is configured", () => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal("sqlite", {}, { mail: "none" })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  it("keep the claim and report MAIL_NOT_CONFIGURED in the receipt", async () => {
+    const res = await upload(portal, sampleSnapshot())
+    expect(res.status).toBe(201)
+    expect(res.json).toMatchObject({
+      state: "live",
+      mail: { status: "not-configured", transport: null, error: { code: "MAIL_NOT_CONFIGURED" } }
+    })
+    const tenants = await runP(portal.store.tenants)
+    expect(tenants.length).toBe(1)
+    const path = new URL((res.json as { claimUrl: string }).claimUrl).pathname
+    const code = await request(portal.url, `${path}/code`, {
+      method: "POST",
+      headers: { origin: portal.url },
+      body: ""
+    })
+    expect(code.status).toBe(503)
+    expect(code.body).toContain("MAIL_NOT_CONFIGURED")
+  })
+})
