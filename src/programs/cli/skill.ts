@@ -1,5 +1,5 @@
 /** The versioned playbook for a coding agent that drives the CLI (`catalog skill`). */
-export const skillVersion = "1.0.0"
+export const skillVersion = "1.1.0"
 
 export const skillMarkdown = (toolVersion: string): string =>
   `---
@@ -54,6 +54,14 @@ catalog status --json
 An agent may propose a correction but should let the human run it:
 \`catalog classify set <columnId> <personal|special|criminal|not> --json\` (attributed to \`CATALOG_SIGNER_EMAIL\`
 or the OS user) and \`catalog classify clear <columnId> --json\`.
+
+## Sharing the draft (a human decides)
+Sending metadata off the machine is a human's decision. You may prepare and show it:
+\`catalog invite --no-upload --json\` writes the snapshot (\`snapshot\`, \`bytes\`, \`sha256\`, \`preview\`) and
+\`catalog serve-claim\` shows the claim page locally (the human runs it in a terminal). Never pass \`--yes\` to
+\`catalog invite\` without the human's explicit approval of that preview and recipient: hand them the exact
+command (\`catalog invite --email <address>\`), which asks them on their terminal. \`CATALOG_ONLY\` means the
+organisation keeps everything local — do not switch it off.
 
 ## Reference
 \`catalog help --json\` lists every command, every environment variable and every error code with its fix.
