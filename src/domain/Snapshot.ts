@@ -20,10 +20,15 @@ export const uploadCapBytes = 5_000_000
 /** The snapshot file in the data folder (`.catalog/invite-snapshot.json`): exactly the bytes an upload sends. */
 export const snapshotFileName = "invite-snapshot.json"
 
-/** A recipient address: one `local@domain` with no spaces, angle brackets or commas (never a list). */
+/**
+ * A recipient address: one `local@domain` with no spaces, angle brackets or commas (never a list), and no
+ * control, format (bidi) or separator characters — it is printed in terminals and mail headers.
+ */
 export const RecipientEmail = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^[^\s@<>,;"()[\]\\]+@[^\s@<>,;"()[\]\\]+\.[^\s@<>,;"()[\]\\]+$/)
+  Schema.pattern(
+    /^[^\s@<>,;"()[\]\\\p{Cc}\p{Cf}\p{Z}]+@[^\s@<>,;"()[\]\\\p{Cc}\p{Cf}\p{Z}]+\.[^\s@<>,;"()[\]\\\p{Cc}\p{Cf}\p{Z}]+$/u
+  )
 )
 
 export const SnapshotController = Schema.Struct({

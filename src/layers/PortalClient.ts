@@ -6,7 +6,14 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { ingestPath, IngestReceipt, ingestTokenScheme, recordKeyHeader } from "../domain/Portal.js"
-import { type CatalogErrorShape, errorClasses, PortalUnreachable } from "../errors/index.js"
+import {
+  type CatalogErrorShape,
+  IngestRateLimited,
+  IngestUnauthorized,
+  PortalUnreachable,
+  SchemaMigrationRequired,
+  SnapshotTooLarge
+} from "../errors/index.js"
 import { PortalClient, type UploadRequest, uploadTimeoutMs } from "../services/PortalClient.js"
 import { version } from "../version.js"
 
@@ -25,14 +32,55 @@ const decodeReceipt = Schema.decodeUnknownEither(IngestReceipt)
 const unreachableFix = (portal: string) =>
   `Check that the portal runs at ${portal} and that CATALOG_PORTAL_URL names it, or stay local with \`catalog invite --no-upload\` and \`catalog serve-claim\`.`
 
+/**
+ * The codes a portal may answer an upload with that `invite` raises as they are. Any other code (e.g.
+ * ENDPOINT_NOT_FOUND from a `catalog open` read API, or INVALID_PARAM from a portal that reads another
+ * snapshot version — not a usage error of this command line) is PORTAL_UNREACHABLE quoting it.
+ */
+const uploadErrors = [IngestUnauthorized, IngestRateLimited, SnapshotTooLarge, SchemaMigrationRequired] as const
+
+/** At most this much of an answer is read (a receipt is about 1 KB); a longer one is cut off. */
+export const answerCapBytes = 64 * 1024
+
+/** Reads at most `cap` bytes of a body as UTF-8 text, then cancels the rest. */
+const readCapped = async (res: Response, cap: number): Promise<{ text: string; cut: boolean }> => {
+  if (res.body === null) return { text: "", cut: false }
+  const reader = res.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  let cut = false
+  while (true) {
+    const { done, value } = await reader.read()
+    if (done) break
+    const room = cap - size
+    if (value.byteLength > room) {
+      chunks.push(value.subarray(0, room))
+      size = cap
+      cut = true
+      await reader.cancel().catch(() => undefined)
+      break
+    }
+    chunks.push(value)
+    size += value.byteLength
+  }
+  return { text: Buffer.concat(chunks, size).toString("utf8"), cut }
+}
+
 /** The ingest address under the portal's base address (a base path is kept; a trailing slash is not doubled). */
 export const ingestUrl = (portalUrl: string): string => `${portalUrl.replace(/\/+$/, "")}${ingestPath}`
+
+/** Text from the server, safe for a terminal: control and bidi characters replaced, at most `max` characters. */
+const printable = (text: string, max = 500): string => {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "\ufffd")
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean
+}
 
 /** A short, printable account of a body that is not the portal's (HTML, text): its type and first words. */
 const describeBody = (contentType: string | null, text: string): string => {
   const kind = contentType?.split(";")[0]?.trim() || "no content type"
-  const words = text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim().slice(0, 80)
-  return words === "" ? `an empty ${kind} body` : `${kind}: "${words}${text.length > 80 ? "…" : ""}"`
+  const words = printable(text.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim(), 80)
+  return words === "" ? `an empty ${printable(kind, 80)} body` : `${printable(kind, 80)}: "${words}"`
 }
 
 /** Why fetch failed, in plain words: refused, unknown host, timeout… */
@@ -69,21 +117,23 @@ const fromEnvelope = (
   retryAfter: string | null,
   portal: string
 ): CatalogErrorShape => {
-  const cls = errorClasses.find((c) => c.code === env.error.code)
+  const cls = uploadErrors.find((c) => c.code === env.error.code)
   if (cls === undefined) {
     return new PortalUnreachable({
-      message:
-        `The portal at ${portal} answered HTTP ${status} with an error this build does not know (${env.error.code}: ${env.error.message}).`,
-      fix: "Update local-data-catalog, or ask the portal's operator."
+      message: `The server at ${portal} refused the upload with HTTP ${status} (${printable(env.error.code, 60)}: ${
+        printable(env.error.message, 300)
+      }).`,
+      fix:
+        `Check that CATALOG_PORTAL_URL names a catalog portal (\`catalog admin serve\`), not another service, and that it runs this version of local-data-catalog; or stay local with \`catalog invite --no-upload\`.`
     })
   }
   // Retry-After is a number of seconds or an HTTP date.
   const after = retryAfter?.trim() ?? ""
   const wait = after === "" ? "" : /^\d+$/.test(after) ? ` Retry after ${after} seconds.` : ` Retry after ${after}.`
   return new cls({
-    message: `${env.error.message}${env.error.code === "INGEST_RATE_LIMITED" ? wait : ""}`,
-    ...(env.error.fix !== undefined && env.error.fix !== null ? { fix: env.error.fix } : {}),
-    ...(env.error.param !== undefined ? { param: env.error.param } : {})
+    message: `${printable(env.error.message)}${env.error.code === "INGEST_RATE_LIMITED" ? printable(wait, 80) : ""}`,
+    ...(env.error.fix !== undefined && env.error.fix !== null ? { fix: printable(env.error.fix) } : {}),
+    ...(env.error.param !== undefined ? { param: printable(env.error.param, 80) } : {})
   })
 }
 
@@ -106,8 +156,8 @@ const upload = (r: UploadRequest): Effect.Effect<IngestReceipt, CatalogErrorShap
           redirect: "manual",
           signal: AbortSignal.any([signal, AbortSignal.timeout(timeout)])
         })
-        const text = await res.text()
-        return { status: res.status, text, contentType: res.headers.get("content-type"), res }
+        const { cut, text } = await readCapped(res, answerCapBytes)
+        return { status: res.status, text, cut, contentType: res.headers.get("content-type"), res }
       },
       catch: (e) =>
         new PortalUnreachable({
@@ -117,7 +167,7 @@ const upload = (r: UploadRequest): Effect.Effect<IngestReceipt, CatalogErrorShap
     })
     let json: unknown = undefined
     try {
-      json = JSON.parse(answer.text)
+      json = answer.cut ? undefined : JSON.parse(answer.text)
     } catch {
       json = undefined
     }

@@ -112,6 +112,15 @@ describe("invite: refusals and their order", () => {
     expect(fs.existsSync(path.join(p.dir, ".catalog"))).toBe(false)
   })
 
+  it("in a folder with no catalog.yml and no catalog: MAP_NOT_FOUND (the map is missing), not CONFIG_NOT_FOUND", async () => {
+    const p = tempProject("ldc-invite-empty-")
+    projects.push(p.cleanup)
+    const r = await run(["invite", "--email", "dpo@acme.example", "--json"], p.dir)
+    expect(r.code).toBe(1)
+    expect(errorOf(r).code).toBe("MAP_NOT_FOUND")
+    expect(fs.existsSync(path.join(p.dir, ".catalog"))).toBe(false)
+  })
+
   it("no recipient: INVITE_RECIPIENT_REQUIRED; both --email and --unbound, or a malformed address, say so", async () => {
     const p = project({ scan: false })
     const none = await run(["invite", "--json"], p.dir, p.env)
@@ -122,11 +131,13 @@ describe("invite: refusals and their order", () => {
     expect(both.code).toBe(1)
     expect(errorOf(both).code).toBe("INVITE_RECIPIENT_REQUIRED")
     expect(errorOf(both).message).toMatch(/cannot be used together/)
-    for (const bad of ["not-an-address", "a@b.example,c@d.example", "Name <a@b.example>"]) {
+    for (const bad of ["not-an-address", "a@b.example,c@d.example", "Name <a@b.example>", "\u001bc\u009b2Jevil@x.io"]) {
       const r = await run(["invite", "--email", bad, "--json"], p.dir, p.env)
       expect(r.code).toBe(1)
       expect(errorOf(r)).toMatchObject({ code: "INVITE_RECIPIENT_REQUIRED", param: "email" })
       expect(errorOf(r).message).toMatch(/is not one email address/)
+      // eslint-disable-next-line no-control-regex
+      expect(errorOf(r).message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
     }
     // --email without its value is a usage error (exit 2), as for every flag.
     const usage = await run(["invite", "--email", "--json"], p.dir, p.env)
@@ -239,6 +250,23 @@ describe("invite: refusals and their order", () => {
     })
     expect(errorOf(bad).code).toBe("PORTAL_UNREACHABLE")
     expect(errorOf(bad).message).toMatch(/"portal\.example\.com", which is not an http\(s\) address/)
+    // A password in the address is refused and never echoed (not in the preview either); so are a query and a fragment.
+    const creds = await run(["invite", "--email", "dpo@acme.example", "--yes"], p.dir, {
+      ...p.env,
+      CATALOG_PORTAL_URL: "https://ops:Planted-Pw-991@portal.example.com"
+    })
+    expect(creds.code).toBe(1)
+    expect(creds.stderr).toMatch(/PORTAL_UNREACHABLE/)
+    expect(creds.stderr).toMatch(/user name or password/)
+    expect(creds.stdout + creds.stderr).not.toContain("Planted-Pw-991")
+    for (const v of ["https://portal.example.com/?a=1", "https://portal.example.com/#x"]) {
+      const q = await run(["invite", "--email", "dpo@acme.example", "--yes", "--json"], p.dir, {
+        ...p.env,
+        CATALOG_PORTAL_URL: v
+      })
+      expect(errorOf(q).code).toBe("PORTAL_UNREACHABLE")
+      expect(errorOf(q).message).toMatch(/query or fragment/)
+    }
   })
 
   it("a refused connection and a server that is not a portal are PORTAL_UNREACHABLE naming the address and what came back", async () => {

@@ -117,4 +117,65 @@ describe("PortalClient (HTTP)", () => {
       assert.isUndefined(seen[0]!["authorization"])
       assert.strictEqual(seen[1]!["authorization"], "Bearer tok")
     }))
+
+  it.live("a huge answer is read only up to the cap (64 KiB): a 50 MB error page is PORTAL_UNREACHABLE, quickly, without reading it all", () =>
+    Effect.gen(function*() {
+      let written = 0
+      yield* withServer((_req, res) => {
+        res.writeHead(500, { "content-type": "text/html" })
+        const chunk = Buffer.alloc(1024 * 1024, "<p>x</p>")
+        const pump = () => {
+          while (written < 50 * 1024 * 1024) {
+            written += chunk.length
+            if (!res.write(chunk)) return void res.once("drain", pump)
+          }
+          res.end()
+        }
+        res.on("close", () => undefined)
+        pump()
+      }, (url) =>
+        Effect.gen(function*() {
+          const e = yield* Effect.flip(request(url))
+          assert.strictEqual(e.code, "PORTAL_UNREACHABLE")
+          assert.include(e.message, "HTTP 500")
+          assert.isBelow(e.message.length, 1000)
+        }))
+      // The client stopped reading: the server could not push the whole 50 MB through.
+      assert.isBelow(written, 50 * 1024 * 1024)
+    }))
+
+  it.live("only the upload's own codes pass through: ENDPOINT_NOT_FOUND (a read API) and INVALID_PARAM (another snapshot version) are PORTAL_UNREACHABLE, never a usage error", () =>
+    Effect.gen(function*() {
+      for (const code of ["ENDPOINT_NOT_FOUND", "INVALID_PARAM", "DATASET_NOT_FOUND"]) {
+        yield* withServer((_req, res) => {
+          res.writeHead(code === "INVALID_PARAM" ? 400 : 404, { "content-type": "application/json" }).end(
+            JSON.stringify({ error: { code, message: "No such thing.", fix: "Do another thing." } })
+          )
+        }, (url) =>
+          Effect.gen(function*() {
+            const e = yield* Effect.flip(request(url))
+            assert.strictEqual(e.code, "PORTAL_UNREACHABLE")
+            assert.include(e.message, code)
+            assert.include(e.fix ?? "", "CATALOG_PORTAL_URL")
+          }))
+      }
+    }))
+
+  it.live("text from the server is made safe for a terminal: control and bidi characters are replaced", () =>
+    withServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { code: "INGEST_UNAUTHORIZED", message: "Bad \u001bc\u009b2J token\u202e.", fix: "Set\u0007 it." }
+        })
+      )
+    }, (url) =>
+      Effect.gen(function*() {
+        const e = yield* Effect.flip(request(url))
+        assert.strictEqual(e.code, "INGEST_UNAUTHORIZED")
+        // eslint-disable-next-line no-control-regex
+        assert.notMatch(e.message, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/)
+        // eslint-disable-next-line no-control-regex
+        assert.notMatch(e.fix ?? "", /[\u0000-\u001f\u007f-\u009f]/)
+        assert.include(e.message, "token")
+      })))
 })

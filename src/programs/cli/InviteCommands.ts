@@ -39,17 +39,43 @@ const InviteLive = Invite.Default.pipe(
 const unboundWarning =
   "--unbound: whoever holds the claim link becomes the record's admin. Give the link only to the person who should own the record."
 
-/** The portal address from CATALOG_PORTAL_URL: unset → null; set but not an http(s) URL → PORTAL_UNREACHABLE naming it. */
+/** A value quoted for a message: JSON escapes, plus the C1 and bidi controls JSON leaves as they are. */
+const quoted = (v: string): string =>
+  JSON.stringify(v).replace(
+    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+/**
+ * The portal address from CATALOG_PORTAL_URL: unset → null; set but not a plain http(s) address (no user or
+ * password, no query, no fragment) → PORTAL_UNREACHABLE naming what is wrong (never echoing a password).
+ */
 const portalAddress = (raw: string | undefined): { readonly url: string | null; readonly problem: string | null } => {
   const v = raw?.trim() ?? ""
   if (v === "") return { url: null, problem: null }
+  let u: URL
   try {
-    const u = new URL(v)
-    if ((u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "") return { url: v, problem: null }
+    u = new URL(v)
   } catch {
-    // not a URL at all: reported below
+    return { url: null, problem: `CATALOG_PORTAL_URL is ${quoted(v)}, which is not an http(s) address.` }
   }
-  return { url: null, problem: `CATALOG_PORTAL_URL is "${v}", which is not an http(s) address.` }
+  if (u.username !== "" || u.password !== "") {
+    return {
+      url: null,
+      problem:
+        `CATALOG_PORTAL_URL carries a user name or password (${u.protocol}//…@${u.host}); the portal takes none (an ingest token goes in CATALOG_INGEST_TOKEN).`
+    }
+  }
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "") {
+    return { url: null, problem: `CATALOG_PORTAL_URL is ${quoted(v)}, which is not an http(s) address.` }
+  }
+  if (u.search !== "" || u.hash !== "") {
+    return {
+      url: null,
+      problem: `CATALOG_PORTAL_URL has a query or fragment (${quoted(v)}); give the portal's address only.`
+    }
+  }
+  return { url: v, problem: null }
 }
 
 const stayLocal = "or stay local: `catalog invite --no-upload`, then `catalog serve-claim` shows the claim page here."
@@ -130,7 +156,7 @@ export const runInvite = (o: InviteOptions) =>
     }
     if (o.email !== undefined && !isRecipient(o.email)) {
       return yield* new InviteRecipientRequired({
-        message: `--email "${o.email}" is not one email address (local@domain, no spaces, no list).`,
+        message: `--email ${quoted(o.email)} is not one email address (local@domain, no spaces, no list).`,
         fix: "Pass one address, e.g. --email dpo@acme.example, or --unbound.",
         param: "email"
       })
@@ -142,8 +168,11 @@ export const runInvite = (o: InviteOptions) =>
       })
     }
     if (o.unbound) yield* stderrLine(yellow(`warning: ${unboundWarning}`))
-    // (2) catalog-only
-    const loaded = yield* (yield* ConfigFile).load()
+    // (2) catalog-only (no catalog.yml means it is off: the missing catalog is the next refusal, not this one)
+    const loaded = yield* (yield* ConfigFile).load().pipe(
+      Effect.map((l): { readonly path: string; readonly file: { readonly catalogOnly: boolean } } => l),
+      Effect.catchTag("ConfigNotFound", () => Effect.succeed({ path: "", file: { catalogOnly: false } }))
+    )
     if (loaded.file.catalogOnly && !o.noUpload) {
       return yield* new CatalogOnly({
         message: `catalog-only is on in ${loaded.path}: no metadata leaves this machine, so invite does not upload.`
@@ -170,7 +199,10 @@ export const runInvite = (o: InviteOptions) =>
       const portal = portalAddress(env.env["CATALOG_PORTAL_URL"])
       const built = yield* invite.build({ recipient: o.email ?? null, unbound: o.unbound })
       const file = yield* invite.write(built)
-      const preview = invite.preview(built, portal.url ?? (env.env["CATALOG_PORTAL_URL"]?.trim() || null))
+      const preview = invite.preview(
+        built,
+        portal.url ?? (portal.problem !== null ? "not usable: CATALOG_PORTAL_URL is set but invalid (see below)" : null)
+      )
       const tooLarge = built.bytes > uploadCapBytes
       if (o.noUpload) {
         const warnings = tooLarge
