@@ -118,12 +118,13 @@ afterAll(async () => {
 
 describe.each(["sqlite", "postgres"] as const)("sharing the draft end to end, portal on %s", (backend) => {
   const scope = Effect.runSync(Scope.make())
-  const project = tempProject(`ldc-share-${backend}-`)
-  const dir = project.dir
-  const workspace = path.join(dir, "workspace")
-  const portalCwd = path.join(dir, "portal")
-  const captureDir = path.join(dir, "sendmail-capture")
-  const snapshotFile = path.join(workspace, ".catalog", "invite-snapshot.json")
+  // Created in beforeAll (a run filtered to the other back end creates nothing).
+  let project: ReturnType<typeof tempProject> | null = null
+  let dir = ""
+  let workspace = ""
+  let portalCwd = ""
+  let captureDir = ""
+  let snapshotFile = ""
 
   /** Everything to grep at the end. */
   const outputs: Array<{ readonly what: string; readonly text: string }> = []
@@ -164,6 +165,12 @@ describe.each(["sqlite", "postgres"] as const)("sharing the draft end to end, po
     cli(["invite", ...args], { CATALOG_PORTAL_URL: portal.info.url, ...env })
 
   beforeAll(async () => {
+    project = tempProject(`ldc-share-${backend}-`)
+    dir = project.dir
+    workspace = path.join(dir, "workspace")
+    portalCwd = path.join(dir, "portal")
+    captureDir = path.join(dir, "sendmail-capture")
+    snapshotFile = path.join(workspace, ".catalog", "invite-snapshot.json")
     fs.mkdirSync(workspace)
     fs.mkdirSync(portalCwd)
     // 1. The source: a real PostgreSQL database with planted rows, reached with a planted password.
@@ -211,7 +218,7 @@ describe.each(["sqlite", "postgres"] as const)("sharing the draft end to end, po
   afterAll(async () => {
     for (const { p } of portals) await p.stop()
     await Effect.runPromise(Scope.close(scope, Exit.void))
-    project.cleanup()
+    project?.cleanup()
   })
 
   let first: InviteJson
