@@ -194,9 +194,11 @@ describe("a portal on SQLite, administered from the command line", () => {
     expect(gone.body).toContain("CLAIM_NOT_FOUND")
 
     // The log: one line per request, the token never in it; dev-mode mail is logged (that is its point).
+    // The portal writes a request's line before answering it, but its stderr reaches this process through
+    // a pipe, which may be read after the answer's socket: wait for the line rather than race it.
+    await expect.poll(() => portal.stderr(), { timeout: 20_000, interval: 20 }).toContain("GET /claim/clm_…")
     const log = portal.stderr()
     expect(log).toMatch(/portal: POST \/api\/portal\/v1\/snapshots 201 \d+ms/)
-    expect(log).toContain("GET /claim/clm_…")
     expect(log.split("\n").filter((l) => l.startsWith("portal:")).join("\n")).not.toContain(
       new URL(receipt.claimUrl).pathname.split("/")[2]!
     )
