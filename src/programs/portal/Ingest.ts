@@ -93,7 +93,8 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
               : "The ingest token presented does not match this portal's.",
             fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
           }),
-          { "www-authenticate": ingestTokenScheme }
+          // The body that follows is never read: close the connection rather than drain it (keep-alive).
+          { "www-authenticate": ingestTokenScheme, connection: "close" }
         )
       }
     }
@@ -113,7 +114,7 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
           message: `Too many uploads from this address: the limit is ${settings.rateLimit} per hour.`,
           fix: `Wait ${Math.ceil(retryAfter / 60)} minute(s) (Retry-After), then re-run \`catalog invite\`.`
         }),
-        { "retry-after": String(retryAfter) }
+        { "retry-after": String(retryAfter), connection: "close" }
       )
     }
 

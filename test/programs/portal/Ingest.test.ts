@@ -61,6 +61,29 @@ const streamUpload = (url: string, total: number) =>
     }
   )
 
+/** One upload of the sample snapshot over a keep-alive connection: its status and `Connection` header. */
+const keepAliveUpload = (url: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    const u = new URL("/api/portal/v1/snapshots", url)
+    const agent = new http.Agent({ keepAlive: true })
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", "x-catalog-record-key": recordKey(), ...headers }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => {
+        agent.destroy()
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection })
+      })
+    })
+    req.on("error", reject)
+    req.end(JSON.stringify(sampleSnapshot()))
+  })
+
 describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
   let portal: Portal
   beforeAll(async () => {
@@ -108,6 +131,22 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     // Still limited, and another address is not.
     expect((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status).toBe(429)
     expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.1.2") })).status).toBe(201)
+  })
+
+  it("401 and 429 answers close a keep-alive connection (the body that follows is not read)", async () => {
+    const none = await keepAliveUpload(portal.url, { "x-forwarded-for": "10.0.5.1" })
+    expect(none.status).toBe(401)
+    expect(none.connection).toBe("close")
+    for (let i = 0; i < 4; i++) {
+      expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.5.2") })).status).toBe(201)
+    }
+    const limited = await keepAliveUpload(portal.url, auth("10.0.5.2"))
+    expect(limited.status).toBe(429)
+    expect(limited.connection).toBe("close")
+    // A keep-alive answer that reads the whole body, for contrast: the connection stays open.
+    const ok = await keepAliveUpload(portal.url, auth("10.0.5.3"))
+    expect(ok.status).toBe(201)
+    expect(ok.connection).toBe("keep-alive")
   })
 
   it("a refused upload gives its count back (invalid bodies do not use up the limit)", async () => {
