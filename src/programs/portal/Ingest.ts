@@ -7,7 +7,8 @@
  *   5. the record key header (400 INVALID_PARAM "x-catalog-record-key");
  *   6. store.ingest (one transaction: the record's previous live claim is superseded);
  *   7. the claim link mailed to a bound recipient (a mail problem is reported, never loses the upload).
- * A refusal after step 2 gives its count back, and leaves nothing else in the store.
+ * Once counted, an upload that is not stored — refused, abandoned by the client mid-body (interrupted), or
+ * failed — gives its count back, and leaves nothing else in the store.
  */
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
@@ -74,40 +75,22 @@ export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapsho
 
 const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
 
-/** The one raw handler of the upload route. */
-export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
+/** Steps 2 (the verdict) to 7 of an upload already counted; sets `committed.done` once it is stored. */
+const afterCounting = (
+  request: HttpServerRequest.HttpServerRequest,
+  counted: {
+    readonly count: number
+    readonly now: number
+    readonly windowStartMs: number
+    readonly committed: { done: boolean }
+  }
+) =>
   Effect.gen(function*() {
     const { publicUrl, settings } = yield* PortalContext
     const store = yield* PortalStore
     const mailer = yield* Mail
-
-    // 1. The ingest token.
-    if (settings.ingestToken !== null) {
-      const auth = request.headers["authorization"] ?? ""
-      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
-      if (!sameSecret(presented, settings.ingestToken)) {
-        return errorResponse(
-          new IngestUnauthorized({
-            message: presented === ""
-              ? "This portal requires an ingest token and the upload presented none."
-              : "The ingest token presented does not match this portal's.",
-            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
-          }),
-          // The body that follows is never read: close the connection rather than drain it (keep-alive).
-          { "www-authenticate": ingestTokenScheme, connection: "close" }
-        )
-      }
-    }
-
-    // 2. The per-address hourly limit (counted across every portal process on the store).
-    const address = clientAddress(request, settings.trustProxy)
-    const now = yield* nowMillis
-    const windowStartMs = Math.floor(now / hourMs) * hourMs
-    const windowStart = new Date(windowStartMs).toISOString()
-    const count = yield* store.countUpload(address, windowStart)
-    const giveBack = store.uncountUpload(address, windowStart)
+    const { count, now, windowStartMs } = counted
     if (count > settings.rateLimit) {
-      yield* giveBack
       const retryAfter = Math.max(1, Math.ceil((windowStartMs + hourMs - now) / 1000))
       return errorResponse(
         new IngestRateLimited({
@@ -121,7 +104,6 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     // 3. The body, under the cap while reading.
     const read = yield* Effect.either(readCappedBody(request, uploadCapBytes))
     if (Either.isLeft(read)) {
-      yield* giveBack
       if (read.left === "aborted") return HttpServerResponse.empty({ status: 400, headers: { connection: "close" } })
       return errorResponse(
         new SnapshotTooLarge({
@@ -135,12 +117,10 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     // 4. The snapshot.
     const checked = snapshotProblem(body)
     if (checked instanceof InvalidParam) {
-      yield* giveBack
       return errorResponse(checked)
     }
     const snapshot = checked.snapshot
     if ((snapshot.recipient === null) === !snapshot.unbound) {
-      yield* giveBack
       return errorResponse(
         new InvalidParam({
           message: snapshot.recipient === null
@@ -155,7 +135,6 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     // 5. The record key.
     const recordKey = request.headers[recordKeyHeader]
     if (recordKey === undefined || !recordKeyPattern.test(recordKey)) {
-      yield* giveBack
       return errorResponse(
         new InvalidParam({
           message: recordKey === undefined
@@ -183,6 +162,7 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
       sha256,
       at
     })
+    counted.committed.done = true
     const claimUrl = `${publicUrl}${claimPagePrefix}/${token}`
 
     // 7. The claim link, to a bound recipient.
@@ -215,4 +195,43 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
       mail
     }
     return HttpServerResponse.unsafeJson(receipt, { status: 201 })
+  })
+
+/** The one raw handler of the upload route. */
+export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const { settings } = yield* PortalContext
+    const store = yield* PortalStore
+
+    // 1. The ingest token.
+    if (settings.ingestToken !== null) {
+      const auth = request.headers["authorization"] ?? ""
+      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
+      if (!sameSecret(presented, settings.ingestToken)) {
+        return errorResponse(
+          new IngestUnauthorized({
+            message: presented === ""
+              ? "This portal requires an ingest token and the upload presented none."
+              : "The ingest token presented does not match this portal's.",
+            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
+          }),
+          // The body that follows is never read: close the connection rather than drain it (keep-alive).
+          { "www-authenticate": ingestTokenScheme, connection: "close" }
+        )
+      }
+    }
+
+    // 2. The per-address hourly limit (counted across every portal process on the store).
+    const address = clientAddress(request, settings.trustProxy)
+    const now = yield* nowMillis
+    const windowStartMs = Math.floor(now / hourMs) * hourMs
+    const windowStart = new Date(windowStartMs).toISOString()
+    const count = yield* store.countUpload(address, windowStart)
+    // From here on the count is given back unless the upload is stored: a refusal, a client that drops the
+    // connection mid-body (the request is interrupted), a defect. Never below zero (uncountUpload floors).
+    const committed = { done: false }
+    return yield* Effect.onExit(
+      afterCounting(request, { count, now, windowStartMs, committed }),
+      () => committed.done ? Effect.void : Effect.ignore(store.uncountUpload(address, windowStart))
+    )
   })

@@ -61,6 +61,31 @@ const streamUpload = (url: string, total: number) =>
     }
   )
 
+/** Starts an upload that declares `declared` bytes, sends a few, then drops the connection mid-body. */
+const abandonUpload = (url: string, address: string) =>
+  new Promise<void>((resolve) => {
+    const u = new URL("/api/portal/v1/snapshots", url)
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: "POST",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        "content-length": "100000",
+        "x-catalog-record-key": recordKey(),
+        authorization: `Bearer ${ingestToken}`,
+        "x-forwarded-for": address
+      }
+    })
+    req.on("error", () => {})
+    req.on("close", () => resolve())
+    req.write("{\"format\":\"local-data-catalog/invite-snapshot\",")
+    // Long enough for the portal to have counted the upload and started reading its body.
+    setTimeout(() => req.destroy(), 150)
+  })
+
 /** One upload of the sample snapshot over a keep-alive connection: its status and `Connection` header. */
 const keepAliveUpload = (url: string, headers: Record<string, string>) =>
   new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
@@ -131,6 +156,17 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     // Still limited, and another address is not.
     expect((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status).toBe(429)
     expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.1.2") })).status).toBe(201)
+  })
+
+  it("an upload abandoned mid-body gives its count back", async () => {
+    const address = "10.0.4.1"
+    for (let i = 0; i < 6; i++) await abandonUpload(portal.url, address)
+    // The give-back runs when the portal notices the dropped connection: poll, an upload refused (429)
+    // gives its own count back so polling uses nothing up.
+    await expect.poll(
+      async () => (await upload(portal, sampleSnapshot(), { headers: auth(address) })).status,
+      { timeout: 10_000, interval: 100 }
+    ).toBe(201)
   })
 
   it("401 and 429 answers close a keep-alive connection (the body that follows is not read)", async () => {
