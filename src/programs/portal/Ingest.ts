@@ -49,28 +49,65 @@ const errorResponse = (e: CatalogErrorShape, headers: Record<string, string> = {
 
 const decodeSnapshot = Schema.decodeUnknownEither(Snapshot, { errors: "first", onExcessProperty: "error" })
 
-/** What is wrong with a snapshot, named by path; the offending value is never repeated. */
+/** How deep a snapshot's JSON may nest (arrays and objects); `catalog invite` writes well under it. */
+export const maxSnapshotDepth = 64
+
+/**
+ * Whether `body` (JSON text, as bytes) opens more than `max` arrays or objects inside one another, counted
+ * outside strings: one pass, no recursion, so a body of millions of `[` costs a scan, not a stack. UTF-8
+ * never puts these ASCII bytes inside a multi-byte character, so the bytes can be scanned as they are.
+ */
+export const nestedDeeperThan = (body: Uint8Array, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < body.length; i++) {
+    const b = body[i]
+    if (inString) {
+      if (b === 0x5c) i++ // a backslash escapes the next byte
+      else if (b === 0x22) inString = false
+    } else if (b === 0x22) inString = true
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > max) return true
+    } else if (b === 0x5d || b === 0x7d) depth--
+  }
+  return false
+}
+
+/** A path segment as the message may show it: an index, or a field name of the snapshot's own shape. */
+const segment = (p: PropertyKey): string =>
+  typeof p === "number" || (typeof p === "string" && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(p)) ? String(p) : "(a field)"
+
+/** What is wrong with a snapshot, named by path; the offending value (or an unknown field's name) is never repeated. */
 export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapshot: Snapshot } => {
   const fix =
     "Upload the snapshot exactly as `catalog invite` writes it (JSON, format local-data-catalog/invite-snapshot, version 1)."
-  let text: string
+  const refuse = (message: string) => new InvalidParam({ message, fix, param: "snapshot" })
+  if (nestedDeeperThan(body, maxSnapshotDepth)) {
+    return refuse(
+      `The snapshot nests arrays or objects more than ${maxSnapshotDepth} levels deep; it is not a snapshot.`
+    )
+  }
   let parsed: unknown
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body)
-    parsed = JSON.parse(text)
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body))
   } catch {
-    return new InvalidParam({ message: "The body is not JSON (UTF-8).", fix, param: "snapshot" })
+    return refuse("The body is not JSON (UTF-8).")
   }
-  const decoded = decodeSnapshot(parsed)
-  if (Either.isRight(decoded)) return { snapshot: decoded.right }
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-  const where = issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(String).join(".")
-  const what = issue?._tag === "Missing"
-    ? "is missing"
-    : issue?._tag === "Unexpected"
-    ? "is not a field of the snapshot"
-    : "has the wrong type or value"
-  return new InvalidParam({ message: `The snapshot is not valid: ${where} ${what}.`, fix, param: "snapshot" })
+  try {
+    const decoded = decodeSnapshot(parsed)
+    if (Either.isRight(decoded)) return { snapshot: decoded.right }
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+    const where = issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(segment).join(".")
+    const what = issue?._tag === "Missing"
+      ? "is missing"
+      : issue?._tag === "Unexpected"
+      ? "is not a field of the snapshot"
+      : "has the wrong type or value"
+    return refuse(`The snapshot is not valid: ${where} ${what}.`)
+  } catch {
+    // Whatever the Schema or its formatter throws on a hostile body is a refusal of that body, not a defect.
+    return refuse("The snapshot is not valid (it could not be checked against the snapshot's shape).")
+  }
 }
 
 const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
