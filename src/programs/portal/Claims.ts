@@ -20,7 +20,7 @@ import { ClaimNotFound, MailNotConfigured } from "../../errors/index.js"
 import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
 import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
-import { nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
+import { codeCountKey, nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
 
 export const sessionCookie = "catalog_claim_session"
 export const codeValidMinutes = 15
@@ -280,7 +280,7 @@ export const sendCode = (token: string) =>
     const store = yield* PortalStore
     const now = yield* nowMillis
     const windowStart = new Date(Math.floor(now / hourMs) * hourMs).toISOString()
-    const key = `claim-code:${claim.id}`
+    const key = codeCountKey(claim.id)
     if ((yield* store.countUpload(key, windowStart)) > codesPerHour) {
       yield* store.uncountUpload(key, windowStart)
       return html(

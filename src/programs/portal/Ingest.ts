@@ -39,7 +39,8 @@ import {
   randomToken,
   readCappedBody,
   sameSecret,
-  sha256Hex
+  sha256Hex,
+  uploadCountKey
 } from "./Context.js"
 
 const hourMs = 3_600_000
@@ -259,7 +260,7 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     }
 
     // 2. The per-address hourly limit (counted across every portal process on the store).
-    const address = clientAddress(request, settings.trustProxy)
+    const address = uploadCountKey(clientAddress(request, settings.trustProxyHops))
     const now = yield* nowMillis
     const windowStartMs = Math.floor(now / hourMs) * hourMs
     const windowStart = new Date(windowStartMs).toISOString()

@@ -185,6 +185,15 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     expect(ok.connection).toBe("keep-alive")
   })
 
+  it("behind one proxy, keys on the address it appended (the right-most), not on what the caller wrote", async () => {
+    for (let i = 0; i < 4; i++) {
+      const spoofed = { ...auth(`203.0.113.${i}, 10.0.6.1`) }
+      expect((await upload(portal, sampleSnapshot(), { headers: spoofed })).status).toBe(201)
+    }
+    const fifth = await upload(portal, sampleSnapshot(), { headers: auth("203.0.113.99, 10.0.6.1") })
+    expect(fifth.status).toBe(429)
+  })
+
   it("a refused upload gives its count back (invalid bodies do not use up the limit)", async () => {
     const address = "10.0.2.1"
     for (let i = 0; i < 6; i++) {
@@ -247,6 +256,32 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     })
     expect(lie).toBe(400)
     expect(await runP(portal.store.tenants)).toEqual(before)
+  })
+})
+
+describe("the one-time-code budget and the upload limit", () => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal("sqlite", { CATALOG_PORTAL_TRUST_PROXY: "1" })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  it("are counted apart: an uploader naming a claim in X-Forwarded-For cannot use up its codes", async () => {
+    const r = (await upload(portal, sampleSnapshot())).json as { claimId: string; claimUrl: string }
+    for (const forged of [`claim-code:${r.claimId}`, `code:${r.claimId}`]) {
+      for (let i = 0; i < 6; i++) {
+        await upload(portal, sampleSnapshot(), { headers: { "x-forwarded-for": forged } })
+      }
+    }
+    const path = new URL(r.claimUrl).pathname
+    const sent = await request(portal.url, `${path}/code`, {
+      method: "POST",
+      headers: { origin: portal.url },
+      body: ""
+    })
+    expect(sent.status).toBe(303)
+    expect(portal.mails.at(-1)!.subject).toContain("one-time code")
   })
 })
 

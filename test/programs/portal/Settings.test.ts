@@ -54,7 +54,7 @@ describe("the other settings", () => {
       storage: { kind: "sqlite", home: path.join(dir, ".catalog-portal") },
       ingestToken: null,
       rateLimit: 30,
-      trustProxy: false,
+      trustProxyHops: 0,
       mail: { transport: "none" }
     })
   })
@@ -78,9 +78,11 @@ describe("the other settings", () => {
       storage: { kind: "postgres", url: "postgresql://u@db.example:5432/portal" },
       ingestToken: "t0ken",
       rateLimit: 5,
-      trustProxy: true,
+      trustProxyHops: 1,
       mail: { transport: "dev" }
     })
+    const hops = parse({ CATALOG_PORTAL_TRUST_PROXY: "2" })
+    expect(Either.isRight(hops) && hops.right.trustProxyHops).toBe(2)
     const flag = parse({ CATALOG_PORTAL_PORT: "8080" }, "9090")
     expect(Either.isRight(flag) && flag.right.port).toBe(9090)
   })
@@ -91,6 +93,7 @@ describe("the other settings", () => {
       CATALOG_PORTAL_PUBLIC_URL: "ftp://x",
       CATALOG_PORTAL_DATABASE_URL: "mysql://db/portal",
       CATALOG_INGEST_RATE_LIMIT: "0",
+      CATALOG_PORTAL_TRUST_PROXY: "yes",
       CATALOG_POSTMARK_TOKEN: "pm-token"
     })
     if (Either.isRight(r)) throw new Error("expected ADMIN_ENV_INCOMPLETE")
@@ -101,6 +104,7 @@ describe("the other settings", () => {
         "CATALOG_PORTAL_PUBLIC_URL",
         "CATALOG_PORTAL_DATABASE_URL",
         "CATALOG_INGEST_RATE_LIMIT",
+        "CATALOG_PORTAL_TRUST_PROXY",
         "CATALOG_MAIL_FROM"
       ]
     ) expect(r.left.message).toContain(name)
