@@ -121,7 +121,8 @@ export const portalEnvironment: ReadonlyArray<{ readonly name: string; readonly 
   },
   {
     name: "CATALOG_PORTAL_PUBLIC_URL",
-    description: "the http(s) address written into claim links (default http://127.0.0.1:<port>)"
+    description:
+      "the http(s) origin written into claim links, no path: the portal is served at the root of its host (default http://127.0.0.1:<port>)"
   },
   {
     name: "CATALOG_PORTAL_TRUST_PROXY",

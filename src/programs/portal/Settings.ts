@@ -166,12 +166,18 @@ export const parseSettings = (input: {
     const pub = set(env, "CATALOG_PORTAL_PUBLIC_URL")
     if (pub !== undefined) {
       const u = httpUrl(pub)
-      if (u === null || u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+      // Every path the portal writes (claim links, the cookie's Path, redirects, form actions) is from the
+      // root of its host: an address with a path would break the flow behind a path prefix, so it is refused.
+      if (
+        u === null || u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "" ||
+        u.password !== "" || /[?#]/.test(pub)
+      ) {
         problems.push({
           name: "CATALOG_PORTAL_PUBLIC_URL",
-          problem: "must be an http:// or https:// address without query, fragment or credentials"
+          problem:
+            "must be an http:// or https:// origin (scheme, host, optional port) without a path, query, fragment or credentials: the portal is served at the root of its host"
         })
-      } else publicUrl = u.href.replace(/\/+$/, "")
+      } else publicUrl = u.origin
     }
 
     let storage: PortalStorage = {

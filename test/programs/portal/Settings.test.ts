@@ -109,6 +109,25 @@ describe("the other settings", () => {
       ]
     ) expect(r.left.message).toContain(name)
     expect(r.left.message).not.toContain("pm-token")
+    for (
+      const bad of [
+        "https://example.com/portal",
+        "https://example.com/portal/",
+        "https://example.com/?a=1",
+        "https://example.com/#x",
+        "https://example.com?",
+        "https://user:pw@example.com"
+      ]
+    ) {
+      const refused = parse({ CATALOG_PORTAL_PUBLIC_URL: bad })
+      if (Either.isRight(refused)) throw new Error(`expected ${bad} to be refused`)
+      expect(refused.left.code).toBe("ADMIN_ENV_INCOMPLETE")
+      expect(refused.left.param).toBe("CATALOG_PORTAL_PUBLIC_URL")
+      expect(refused.left.message).toContain("root of its host")
+      expect(refused.left.message).not.toContain("pw")
+    }
+    const root = parse({ CATALOG_PORTAL_PUBLIC_URL: "https://example.com:8443/" })
+    expect(Either.isRight(root) && root.right.publicUrl).toBe("https://example.com:8443")
     const port = parse({}, "http")
     if (Either.isRight(port)) throw new Error("expected INVALID_PARAM")
     expect(port.left.code).toBe("INVALID_PARAM")
