@@ -303,13 +303,17 @@ export const sendCode = (token: string) =>
       })
     )
     if (outcome.status === "not-configured" || outcome.status === "failed") {
+      // Whoever holds the link sees no transport's reason (it may quote the recipient's address); the
+      // operator reads it in the portal's log. The code itself is never logged.
       const e = outcome.error ?? new MailNotConfigured().body.error
+      const { log } = yield* PortalContext
+      log(`portal: the one-time code for claim ${claim.id} could not be mailed (${outcome.status}): ${e.message}`)
       return html(
         renderNoticePage({
           title: "The code could not be mailed",
-          code: e.code,
-          message: e.message,
-          fix: `Tell the portal's operator: ${e.fix ?? "configure mail delivery"}.`,
+          code: outcome.status === "not-configured" ? e.code : null,
+          message: "The code could not be mailed; try again later or ask the person who shared it.",
+          fix: "Open the link again later to send a new code, or ask the person who shared the draft with you.",
           status: 503
         }),
         503

@@ -285,6 +285,33 @@ describe("the one-time-code budget and the upload limit", () => {
   })
 })
 
+describe("a code the mail transport refuses", () => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal("sqlite", {}, { mail: "refused" })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  it("answers a generic 503 page to whoever holds the link; the reason goes to the portal's log only", async () => {
+    const res = await upload(portal, sampleSnapshot())
+    expect(res.status).toBe(201)
+    const path = new URL((res.json as { claimUrl: string }).claimUrl).pathname
+    const code = await request(portal.url, `${path}/code`, {
+      method: "POST",
+      headers: { origin: portal.url },
+      body: ""
+    })
+    expect(code.status).toBe(503)
+    expect(code.body).toContain("The code could not be mailed; try again later or ask the person who shared it.")
+    expect(code.body).not.toContain("dpo@acme.example")
+    expect(code.body).not.toContain("Postmark")
+    const detail = portal.logs.find((l) => l.includes("could not be mailed"))
+    expect(detail).toContain("ErrorCode 406")
+    expect(detail).not.toMatch(/\b\d{8}\b/)
+  })
+})
+
 describe("uploads when no mail is configured", () => {
   let portal: Portal
   beforeAll(async () => {
