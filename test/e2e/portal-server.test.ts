@@ -5,11 +5,13 @@
  * SQLite serving until SIGTERM (exit 0); and two portal processes on one PostgreSQL database taking
  * concurrent uploads of one record: exactly one live claim, none lost or duplicated, one rate limit.
  */
-import { Effect, Exit, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import type { ChildProcess } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { portalStoreLayer } from "../../src/layers/portal/PortalSql.js"
+import { PortalStore } from "../../src/services/PortalStore.js"
 import { recordKey, request, upload, writeKey } from "../programs/portal/harness.js"
 import { runCli, spawnCli, tempProject } from "../utils/cli.js"
 import { makePgDatabase } from "../utils/databases.js"
@@ -203,6 +205,37 @@ describe("a portal on SQLite, administered from the command line", () => {
       new URL(receipt.claimUrl).pathname.split("/")[2]!
     )
     expect(await stop(portal.child)).toBe(0)
+  })
+})
+
+describe("admin tenants on a terminal", () => {
+  it("prints control characters and bidi overrides a stored value holds as U+FFFD, never raw", async () => {
+    const home = path.join(dir, "hostile-home")
+    const hostile = "d\u001b]0;owned\u0007po\u001b[2J\b\u009b31m\u202eelpmaxe.emca@"
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const ctx = yield* Layer.build(portalStoreLayer({ databaseUrl: null, home }))
+      const store = Context.get(ctx, PortalStore)
+      yield* store.ingest({
+        claimId: "cl_hostile",
+        tokenHash: "0".repeat(64),
+        recordKeyHash: "1".repeat(64),
+        recipient: hostile,
+        unbound: false,
+        body: "{}",
+        bytes: 2,
+        sha256: "2".repeat(64),
+        at: "2026-01-01T00:00:00.000Z"
+      })
+    })))
+    const human = runCli(["admin", "tenants"], { cwd: dir, env: { CATALOG_PORTAL_HOME: home } })
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain("cl_hostile")
+    // eslint-disable-next-line no-control-regex
+    expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(human.stdout).toContain("d\ufffd]0;owned\ufffdpo\ufffd[2J\ufffd\ufffd31m\ufffdelpmaxe.emca@")
+    // JSON keeps the value as stored (JSON.stringify escapes the C0 controls).
+    const json = runCli(["admin", "tenants", "--json"], { cwd: dir, env: { CATALOG_PORTAL_HOME: home } })
+    expect((json.json as { tenants: Array<{ recipient: string }> }).tenants[0]!.recipient).toBe(hostile)
   })
 })
 

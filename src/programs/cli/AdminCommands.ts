@@ -10,6 +10,13 @@ import { needsSubcommand } from "./usage.js"
 
 const portal = Effect.promise(() => import("../portal/admin.js"))
 
+/**
+ * A stored value as it may reach the operator's terminal: control characters (C0, DEL, C1 — ESC and CSI
+ * included — backspace) and bidi overrides become U+FFFD, so a value written by an uploader can neither
+ * drive the terminal nor reorder what it shows. Applied to every cell of the admin commands' human output.
+ */
+export const printable = (s: string): string => s.replace(/[\p{Cc}\u0080-\u009f\u202a-\u202e\u2066-\u2069]/gu, "\ufffd")
+
 export const adminHelp = Command.make("help", {}, () =>
   Effect.flatMap(portal, (m) =>
     emit(m.adminHelp, (h) =>
@@ -57,15 +64,17 @@ export const adminTenants = Command.make(
             ? "No claims yet."
             : table(
               ["claim", "state", "successor", "recipient", "created", "last upload", "bytes"],
-              tenants.map((t) => [
-                t.claimId,
-                t.state,
-                t.successorId ?? "",
-                t.recipient ?? (t.unbound ? `(unbound${t.opened ? ", opened" : ""})` : ""),
-                t.createdAt,
-                t.lastUploadAt ?? "",
-                t.bytes === null ? "" : String(t.bytes)
-              ])
+              tenants.map((t) =>
+                [
+                  t.claimId,
+                  t.state,
+                  t.successorId ?? "",
+                  t.recipient ?? (t.unbound ? `(unbound${t.opened ? ", opened" : ""})` : ""),
+                  t.createdAt,
+                  t.lastUploadAt ?? "",
+                  t.bytes === null ? "" : String(t.bytes)
+                ].map(printable)
+              )
             ))))
 ).pipe(
   Command.withDescription("List every claim on this portal (state, successor, recipient, created, last upload, bytes).")
@@ -78,7 +87,9 @@ export const adminRemove = Command.make("remove", {
     Effect.flatMap(CliFlags, (f) =>
       Effect.flatMap(
         m.remove(claimId, f.yes),
-        (r) => emit(r, (x) => `Removed ${x.removed}: its link now answers CLAIM_NOT_FOUND; its snapshot is deleted.`)
+        (r) =>
+          emit(r, (x) =>
+            `Removed ${printable(x.removed)}: its link now answers CLAIM_NOT_FOUND; its snapshot is deleted.`)
       )))).pipe(
     Command.withDescription("Remove a claim (needs --yes): its link stops working and its snapshot is deleted.")
   )
