@@ -190,10 +190,18 @@ describe("a portal on SQLite, administered from the command line", () => {
     expect((unknown.json as ErrorJson).error.code).toBe("CLAIM_NOT_FOUND")
     const removed = runCli(["admin", "remove", receipt.claimId, "--yes", "--json"], { cwd: dir, env })
     expect(removed.code).toBe(0)
-    expect(removed.json).toEqual({ removed: receipt.claimId, state: "removed" })
+    expect(removed.json).toEqual({ removed: receipt.claimId, state: "removed", claims: [receipt.claimId] })
     const gone = await request(portal.info.url, new URL(receipt.claimUrl).pathname)
     expect(gone.status).toBe(404)
     expect(gone.body).toContain("CLAIM_NOT_FOUND")
+    // A record invited twice: removing its live claim removes the record, and says how many claims it held.
+    const key = recordKey()
+    const older = (await upload({ url: portal.info.url }, sampleSnapshot(), { key })).json as { claimId: string }
+    const newer = (await upload({ url: portal.info.url }, sampleSnapshot(), { key })).json as { claimId: string }
+    const record = runCli(["admin", "remove", newer.claimId, "--yes"], { cwd: dir, env })
+    expect(record.code).toBe(0)
+    expect(record.stdout).toContain(`Removed the record of ${newer.claimId}: 2 claims`)
+    expect(record.stdout).toContain(older.claimId)
 
     // The log: one line per request, the token never in it; dev-mode mail is logged (that is its point).
     // The portal writes a request's line before answering it, but its stderr reaches this process through

@@ -81,7 +81,10 @@ export const adminTenants = Command.make(
 )
 
 export const adminRemove = Command.make("remove", {
-  claimId: Args.text({ name: "claimId" }).pipe(Args.withDescription("the claim to remove (cl_…)"), Args.repeated)
+  claimId: Args.text({ name: "claimId" }).pipe(
+    Args.withDescription("a claim of the record to remove (cl_…)"),
+    Args.repeated
+  )
 }, ({ claimId }) =>
   Effect.flatMap(portal, (m) =>
     Effect.flatMap(CliFlags, (f) =>
@@ -89,9 +92,16 @@ export const adminRemove = Command.make("remove", {
         m.remove(claimId, f.yes),
         (r) =>
           emit(r, (x) =>
-            `Removed ${printable(x.removed)}: its link now answers CLAIM_NOT_FOUND; its snapshot is deleted.`)
+            [
+              `Removed the record of ${printable(x.removed)}: ${x.claims.length} claim${
+                x.claims.length === 1 ? "" : "s"
+              } (${x.claims.map(printable).join(", ")}).`,
+              "Their links now answer CLAIM_NOT_FOUND; their snapshots, sessions and codes are deleted."
+            ].join("\n"))
       )))).pipe(
-    Command.withDescription("Remove a claim (needs --yes): its link stops working and its snapshot is deleted.")
+    Command.withDescription(
+      "Remove the record a claim belongs to (needs --yes): every claim of it, live and superseded, stops working; their snapshots are deleted."
+    )
   )
 
 const subcommands = ["help", "serve", "tenants", "remove"]
@@ -99,6 +109,6 @@ const subcommands = ["help", "serve", "tenants", "remove"]
 export const admin = Command.make("admin", {}, () => needsSubcommand("admin", subcommands)).pipe(
   Command.withSubcommands([adminHelp, adminServe, adminTenants, adminRemove]),
   Command.withDescription(
-    "Run the portal and look after it: `admin serve` starts it, `admin tenants` lists its claims, `admin remove` removes one; `admin help` lists its environment."
+    "Run the portal and look after it: `admin serve` starts it, `admin tenants` lists its claims, `admin remove` removes a record; `admin help` lists its environment."
   )
 )

@@ -182,6 +182,25 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     expect(page.body).toContain("CLAIM_NOT_FOUND")
   })
 
+  it("removing the live claim removes its record: a predecessor's link is CLAIM_NOT_FOUND, not a pointer to it", async () => {
+    const key = recordKey()
+    const first = (await upload(portal, sampleSnapshot(), { key })).json as Receipt
+    const second = (await upload(portal, sampleSnapshot(), { key })).json as Receipt
+    // The superseded claim's page is a notice, so its snapshot was not kept.
+    expect(await portal.store.snapshotOf(first.claimId).pipe(runP)).toBeNull()
+    const removed = await portal.store.remove(second.claimId, new Date().toISOString()).pipe(runP)
+    expect(removed?.claims).toEqual([first.claimId, second.claimId].sort())
+    for (const r of [first, second]) {
+      const info = await request(portal.url, `/api/portal/v1/claims/${tokenOf(r.claimUrl)}`)
+      expect(info.status).toBe(404)
+      expect(info.json).toEqual(toErrorBody(claimNotFound()))
+      const page = await request(portal.url, claimPath(r.claimUrl))
+      expect(page.status).toBe(404)
+      expect(page.body).toContain("CLAIM_NOT_FOUND")
+      expect(page.body).not.toContain(second.claimId)
+    }
+  })
+
   it("bound claim: the link alone opens nothing; a code mailed to the recipient opens the draft", async () => {
     const r = (await upload(portal, sampleSnapshot())).json as Receipt
     const path = claimPath(r.claimUrl)
