@@ -121,11 +121,13 @@ export const portalEnvironment: ReadonlyArray<{ readonly name: string; readonly 
   },
   {
     name: "CATALOG_PORTAL_PUBLIC_URL",
-    description: "the http(s) address written into claim links (default http://127.0.0.1:<port>)"
+    description:
+      "the http(s) origin written into claim links, no path: the portal is served at the root of its host (default http://127.0.0.1:<port>)"
   },
   {
     name: "CATALOG_PORTAL_TRUST_PROXY",
-    description: "1: key the upload rate limit on the first X-Forwarded-For address (only behind a proxy that sets it)"
+    description:
+      "number of reverse proxies in front (default 0): the upload rate limit keys on the address the outermost one saw, the n-th X-Forwarded-For entry from the right (1 = the right-most); 0 = the socket's address"
   },
   {
     name: "CATALOG_INGEST_TOKEN",

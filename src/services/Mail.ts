@@ -245,9 +245,21 @@ export const escapeHtml = (value: string): string =>
     (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;"
   )
 
+/** Control characters a line of text must not carry: C0 (CR/LF included), DEL, C1, and bidi overrides. */
+// eslint-disable-next-line no-control-regex
+const lineBreakers = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
 /** A value for a header or a single text line: control characters (CR/LF included) become spaces. */
-const oneLine = (value: string): string =>
-  value.replace(new RegExp(controlChars.source, "g"), " ").replace(/ +/g, " ").trim()
+const oneLine = (value: string): string => value.replace(lineBreakers, " ").replace(/ +/g, " ").trim()
+
+/** The most of an uploader's name a message repeats (subject and body). */
+export const mailNameCap = 100
+
+/** `value` cut to `max` characters (code points), an ellipsis marking the cut. */
+const capped = (value: string, max: number): string => {
+  const chars = [...value]
+  return chars.length > max ? chars.slice(0, max).join("") + "…" : value
+}
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 
@@ -280,7 +292,7 @@ export interface ClaimLinkInput {
  * that opening it takes a one-time code mailed to this same address.
  */
 export const claimLinkMessage = (input: ClaimLinkInput): MailMessage => {
-  const controller = input.controllerName === null ? null : oneLine(input.controllerName)
+  const controller = input.controllerName === null ? null : capped(oneLine(input.controllerName), mailNameCap)
   const named = controller !== null && controller !== ""
   const subject = named
     ? `A draft record of processing was shared with you (${controller})`

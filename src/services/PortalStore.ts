@@ -51,18 +51,31 @@ export class PortalStore extends Context.Tag("portal/PortalStore")<PortalStore, 
   readonly backend: "postgres" | "sqlite"
   /**
    * Stores the snapshot and its new live claim in one transaction; the record's previous live claim (same
-   * `recordKeyHash`) becomes `superseded` with this one as its successor. Never two live claims per record.
+   * `recordKeyHash`) becomes `superseded` with this one as its successor, and its snapshot, sessions and code
+   * are deleted in the same transaction (its page shows a notice, never the draft). Never two live claims
+   * per record.
    */
   readonly ingest: (
     input: IngestInput
   ) => Effect.Effect<{ readonly claim: ClaimRecord; readonly supersedes: string | null }, PortalStoreError>
   readonly claimByTokenHash: (tokenHash: string) => Effect.Effect<ClaimRecord | null, PortalStoreError>
   readonly claimById: (id: string) => Effect.Effect<ClaimRecord | null, PortalStoreError>
-  /** The snapshot body of a claim (null once removed). */
+  /** The snapshot body of a claim (null once superseded or removed). */
   readonly snapshotOf: (claimId: string) => Effect.Effect<string | null, PortalStoreError>
   readonly tenants: Effect.Effect<ReadonlyArray<TenantRow>, PortalStoreError>
-  /** Marks the claim removed and deletes its snapshot, sessions and codes; null when there is no such claim. */
-  readonly remove: (claimId: string, at: string) => Effect.Effect<ClaimRecord | null, PortalStoreError>
+  /**
+   * Removes the record `claimId` belongs to, in one transaction: every claim with its record key (live,
+   * superseded, already removed) is marked removed, and their snapshots, sessions and codes are deleted. So
+   * no link of the record opens anything, and no superseded claim points at a removed successor. Answers the
+   * claim as now stored and the ids of every claim of the record; null when there is no such claim.
+   */
+  readonly remove: (
+    claimId: string,
+    at: string
+  ) => Effect.Effect<
+    { readonly claim: ClaimRecord; readonly claims: ReadonlyArray<string> } | null,
+    PortalStoreError
+  >
   /**
    * Counts one upload from `address` in the window starting at `windowStart` and returns the count after
    * it (atomic increment: concurrent processes never lose a count).

@@ -5,11 +5,13 @@
  * SQLite serving until SIGTERM (exit 0); and two portal processes on one PostgreSQL database taking
  * concurrent uploads of one record: exactly one live claim, none lost or duplicated, one rate limit.
  */
-import { Effect, Exit, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import type { ChildProcess } from "node:child_process"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { portalStoreLayer } from "../../src/layers/portal/PortalSql.js"
+import { PortalStore } from "../../src/services/PortalStore.js"
 import { recordKey, request, upload, writeKey } from "../programs/portal/harness.js"
 import { runCli, spawnCli, tempProject } from "../utils/cli.js"
 import { makePgDatabase } from "../utils/databases.js"
@@ -188,19 +190,60 @@ describe("a portal on SQLite, administered from the command line", () => {
     expect((unknown.json as ErrorJson).error.code).toBe("CLAIM_NOT_FOUND")
     const removed = runCli(["admin", "remove", receipt.claimId, "--yes", "--json"], { cwd: dir, env })
     expect(removed.code).toBe(0)
-    expect(removed.json).toEqual({ removed: receipt.claimId, state: "removed" })
+    expect(removed.json).toEqual({ removed: receipt.claimId, state: "removed", claims: [receipt.claimId] })
     const gone = await request(portal.info.url, new URL(receipt.claimUrl).pathname)
     expect(gone.status).toBe(404)
     expect(gone.body).toContain("CLAIM_NOT_FOUND")
+    // A record invited twice: removing its live claim removes the record, and says how many claims it held.
+    const key = recordKey()
+    const older = (await upload({ url: portal.info.url }, sampleSnapshot(), { key })).json as { claimId: string }
+    const newer = (await upload({ url: portal.info.url }, sampleSnapshot(), { key })).json as { claimId: string }
+    const record = runCli(["admin", "remove", newer.claimId, "--yes"], { cwd: dir, env })
+    expect(record.code).toBe(0)
+    expect(record.stdout).toContain(`Removed the record of ${newer.claimId}: 2 claims`)
+    expect(record.stdout).toContain(older.claimId)
 
     // The log: one line per request, the token never in it; dev-mode mail is logged (that is its point).
+    // The portal writes a request's line before answering it, but its stderr reaches this process through
+    // a pipe, which may be read after the answer's socket: wait for the line rather than race it.
+    await expect.poll(() => portal.stderr(), { timeout: 20_000, interval: 20 }).toContain("GET /claim/clm_…")
     const log = portal.stderr()
     expect(log).toMatch(/portal: POST \/api\/portal\/v1\/snapshots 201 \d+ms/)
-    expect(log).toContain("GET /claim/clm_…")
     expect(log.split("\n").filter((l) => l.startsWith("portal:")).join("\n")).not.toContain(
       new URL(receipt.claimUrl).pathname.split("/")[2]!
     )
     expect(await stop(portal.child)).toBe(0)
+  })
+})
+
+describe("admin tenants on a terminal", () => {
+  it("prints control characters and bidi overrides a stored value holds as U+FFFD, never raw", async () => {
+    const home = path.join(dir, "hostile-home")
+    const hostile = "d\u001b]0;owned\u0007po\u001b[2J\b\u009b31m\u202eelpmaxe.emca@"
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const ctx = yield* Layer.build(portalStoreLayer({ databaseUrl: null, home }))
+      const store = Context.get(ctx, PortalStore)
+      yield* store.ingest({
+        claimId: "cl_hostile",
+        tokenHash: "0".repeat(64),
+        recordKeyHash: "1".repeat(64),
+        recipient: hostile,
+        unbound: false,
+        body: "{}",
+        bytes: 2,
+        sha256: "2".repeat(64),
+        at: "2026-01-01T00:00:00.000Z"
+      })
+    })))
+    const human = runCli(["admin", "tenants"], { cwd: dir, env: { CATALOG_PORTAL_HOME: home } })
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain("cl_hostile")
+    // eslint-disable-next-line no-control-regex
+    expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(human.stdout).toContain("d\ufffd]0;owned\ufffdpo\ufffd[2J\ufffd\ufffd31m\ufffdelpmaxe.emca@")
+    // JSON keeps the value as stored (JSON.stringify escapes the C0 controls).
+    const json = runCli(["admin", "tenants", "--json"], { cwd: dir, env: { CATALOG_PORTAL_HOME: home } })
+    expect((json.json as { tenants: Array<{ recipient: string }> }).tenants[0]!.recipient).toBe(hostile)
   })
 })
 

@@ -196,6 +196,32 @@ describe("claimLinkMessage", () => {
     assert.include(s.text, "1 dataset and 0 items")
   })
 
+  it("caps the uploader's controller name at 100 characters (ellipsis) in the subject and both parts", () => {
+    const long = "A".repeat(99) + "BCDEFG" + "Z".repeat(5000)
+    const s = claimLinkMessage({
+      to: "dpo@acme.example",
+      claimUrl: "https://p.example/claim/clm_x",
+      controllerName: long,
+      datasets: 1,
+      personalItems: 0
+    })
+    const capped = "A".repeat(99) + "B…"
+    assert.include(s.subject, `(${capped})`)
+    assert.isBelow(s.subject.length, 160)
+    assert.include(s.text, capped)
+    assert.include(s.html, capped)
+    for (const part of [s.subject, s.text, s.html]) assert.notInclude(part, "BC")
+    // Bidi and C1 controls do not reach the subject either.
+    const bidi = claimLinkMessage({
+      to: "dpo@acme.example",
+      claimUrl: "https://p.example/claim/clm_x",
+      controllerName: "Acme\u202egpj.exe\u009b31m",
+      datasets: 1,
+      personalItems: 0
+    })
+    assert.notMatch(bidi.subject, /[\u202a-\u202e\u2066-\u2069\u0080-\u009f]/)
+  })
+
   it("without a controller name: a generic subject and no stray markup", () => {
     const s = claimLinkMessage({
       to: "dpo@acme.example",

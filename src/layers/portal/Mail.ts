@@ -103,8 +103,31 @@ const decodeAnswer = Schema.decodeUnknownOption(Schema.parseJson(PostmarkAnswer)
 
 type Attempt =
   | { readonly _tag: "Answered"; readonly status: number; readonly body: string }
+  | { readonly _tag: "Oversized"; readonly status: number }
   | { readonly _tag: "Unreachable"; readonly reason: string }
   | { readonly _tag: "TimedOut" }
+
+/** The most of Postmark's answer that is read (its answers are a few hundred bytes). */
+export const providerAnswerCap = 64 * 1024
+
+/** The answer's body, read as a stream up to `cap` bytes; null (the stream cancelled) past it. */
+const readAnswer = async (res: Response, cap: number): Promise<string | null> => {
+  if (res.body === null) return ""
+  const reader = res.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined)
+      return null
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks, size).toString("utf8")
+}
 
 const reasonOfFetch = (e: unknown): string => {
   const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e
@@ -141,7 +164,10 @@ const sendProvider = (
         signal,
         redirect: "error"
       })
-      return { _tag: "Answered", status: res.status, body: await res.text() }
+      const text = await readAnswer(res, providerAnswerCap)
+      return text === null
+        ? { _tag: "Oversized", status: res.status }
+        : { _tag: "Answered", status: res.status, body: text }
     },
     catch: (e): Attempt => ({ _tag: "Unreachable", reason: reasonOfFetch(e) })
   }).pipe(
@@ -161,6 +187,12 @@ const sendProvider = (
         return yield* failed(
           "provider",
           `Postmark at ${config.url} did not answer within ${Duration.format(timeout)}.`,
+          providerFix
+        )
+      case "Oversized":
+        return yield* failed(
+          "provider",
+          `Postmark at ${config.url} answered HTTP ${result.status} with more than 64 KiB; the answer was not read past that.`,
           providerFix
         )
       case "Unreachable":

@@ -2,10 +2,11 @@
  * `PortalStore` over `@effect/sql`: one implementation for PostgreSQL (several portal processes on one
  * database) and SQLite (one file; node:sqlite). Every method is one statement or one transaction:
  *
- * - ingest: the record's live claim is superseded and the new live claim and its snapshot inserted in one
- *   transaction. On PostgreSQL a per-record advisory lock serialises ingests of one record; SQLite's
+ * - ingest: the record's live claim is superseded (its snapshot, sessions and code deleted) and the new live
+ *   claim and its snapshot inserted in one transaction. On PostgreSQL a per-record advisory lock serialises ingests of one record; SQLite's
  *   BEGIN IMMEDIATE serialises every writer. The partial unique index `claims_one_live_per_record` is the
  *   last word: an ingest that still meets a concurrent one there is retried whole (bounded).
+ * - remove: the whole record (every claim with the claim's record key) removed in one transaction.
  * - countUpload: one upsert (`ON CONFLICT … DO UPDATE … RETURNING`), so no count is lost.
  * - checkCode: the code row is read `FOR UPDATE` (PostgreSQL) inside a transaction; a passing code is deleted.
  * - openUnbound: a conditional UPDATE (`opened = false`) with RETURNING: only one caller changes the row.
@@ -61,6 +62,7 @@ const claimColumns =
 const BodyRow = Schema.Struct({ body: Text })
 const CountRow = Schema.Struct({ count: Schema.Number })
 const IdRow = Schema.Struct({ id: Text })
+const RecordRow = Schema.Struct({ record_key_hash: Text })
 const CodeRow = Schema.Struct({ code_hash: Text, expires_at: Text, attempts: Schema.Number })
 const SessionRow = Schema.Struct({ claim_id: Text, role: Schema.Literal("admin", "recipient") })
 
@@ -94,6 +96,7 @@ const decodeClaims = decoder("claims", ClaimRow)
 const decodeBodies = decoder("snapshots", BodyRow)
 const decodeCounts = decoder("upload_counts", CountRow)
 const decodeIds = decoder("claims", IdRow)
+const decodeRecords = decoder("claims", RecordRow)
 const decodeCodes = decoder("codes", CodeRow)
 const decodeSessions = decoder("sessions", SessionRow)
 
@@ -181,6 +184,12 @@ export const PortalStoreLive = Layer.effect(
           WHERE record_key_hash = ${input.recordKeyHash} AND state = 'live' RETURNING id`.pipe(
           Effect.flatMap(decodeIds)
         )
+        // A superseded claim's page shows a notice, never the draft: its snapshot, sessions and code go.
+        for (const { id } of previous) {
+          yield* sql`DELETE FROM snapshots WHERE claim_id = ${id}`
+          yield* sql`DELETE FROM sessions WHERE claim_id = ${id}`
+          yield* sql`DELETE FROM codes WHERE claim_id = ${id}`
+        }
         yield* sql`INSERT INTO claims (id, token_hash, record_key_hash, state, recipient, unbound, opened,
             created_at, last_upload_at, bytes, sha256)
           VALUES (${input.claimId}, ${input.tokenHash}, ${input.recordKeyHash}, 'live', ${input.recipient},
@@ -216,13 +225,25 @@ export const PortalStoreLive = Layer.effect(
 
     const remove = (claimId: string, at: string) =>
       sql.withTransaction(Effect.gen(function*() {
-        const hit = yield* sql`UPDATE claims SET state = 'removed', removed_at = COALESCE(removed_at, ${at})
-          WHERE id = ${claimId} RETURNING id`.pipe(Effect.flatMap(decodeIds))
-        if (hit.length === 0) return null
-        yield* sql`DELETE FROM snapshots WHERE claim_id = ${claimId}`
-        yield* sql`DELETE FROM sessions WHERE claim_id = ${claimId}`
-        yield* sql`DELETE FROM codes WHERE claim_id = ${claimId}`
-        return yield* mustExist(claimId)
+        const found = yield* sql`SELECT record_key_hash FROM claims WHERE id = ${claimId}`.pipe(
+          Effect.flatMap(decodeRecords)
+        )
+        const record = found[0]?.record_key_hash
+        if (record === undefined) return null
+        // On PostgreSQL, the record's ingest lock: an upload of this record waits, then finds nothing live.
+        yield* sql.onDialectOrElse({
+          pg: () =>
+            sql`SELECT pg_advisory_xact_lock(${ingestLockClass}::int, hashtext(${record})::int)`.pipe(Effect.asVoid),
+          orElse: () => Effect.void
+        })
+        const ids = yield* sql`UPDATE claims SET state = 'removed', removed_at = COALESCE(removed_at, ${at})
+          WHERE record_key_hash = ${record} RETURNING id`.pipe(Effect.flatMap(decodeIds))
+        for (const { id } of ids) {
+          yield* sql`DELETE FROM snapshots WHERE claim_id = ${id}`
+          yield* sql`DELETE FROM sessions WHERE claim_id = ${id}`
+          yield* sql`DELETE FROM codes WHERE claim_id = ${id}`
+        }
+        return { claim: yield* mustExist(claimId), claims: ids.map((r) => r.id).sort() }
       }))
 
     const countUpload = (address: string, windowStart: string) =>

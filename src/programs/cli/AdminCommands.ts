@@ -10,6 +10,13 @@ import { needsSubcommand } from "./usage.js"
 
 const portal = Effect.promise(() => import("../portal/admin.js"))
 
+/**
+ * A stored value as it may reach the operator's terminal: control characters (C0, DEL, C1 — ESC and CSI
+ * included — backspace) and bidi overrides become U+FFFD, so a value written by an uploader can neither
+ * drive the terminal nor reorder what it shows. Applied to every cell of the admin commands' human output.
+ */
+export const printable = (s: string): string => s.replace(/[\p{Cc}\u0080-\u009f\u202a-\u202e\u2066-\u2069]/gu, "\ufffd")
+
 export const adminHelp = Command.make("help", {}, () =>
   Effect.flatMap(portal, (m) =>
     emit(m.adminHelp, (h) =>
@@ -57,30 +64,44 @@ export const adminTenants = Command.make(
             ? "No claims yet."
             : table(
               ["claim", "state", "successor", "recipient", "created", "last upload", "bytes"],
-              tenants.map((t) => [
-                t.claimId,
-                t.state,
-                t.successorId ?? "",
-                t.recipient ?? (t.unbound ? `(unbound${t.opened ? ", opened" : ""})` : ""),
-                t.createdAt,
-                t.lastUploadAt ?? "",
-                t.bytes === null ? "" : String(t.bytes)
-              ])
+              tenants.map((t) =>
+                [
+                  t.claimId,
+                  t.state,
+                  t.successorId ?? "",
+                  t.recipient ?? (t.unbound ? `(unbound${t.opened ? ", opened" : ""})` : ""),
+                  t.createdAt,
+                  t.lastUploadAt ?? "",
+                  t.bytes === null ? "" : String(t.bytes)
+                ].map(printable)
+              )
             ))))
 ).pipe(
   Command.withDescription("List every claim on this portal (state, successor, recipient, created, last upload, bytes).")
 )
 
 export const adminRemove = Command.make("remove", {
-  claimId: Args.text({ name: "claimId" }).pipe(Args.withDescription("the claim to remove (cl_…)"), Args.repeated)
+  claimId: Args.text({ name: "claimId" }).pipe(
+    Args.withDescription("a claim of the record to remove (cl_…)"),
+    Args.repeated
+  )
 }, ({ claimId }) =>
   Effect.flatMap(portal, (m) =>
     Effect.flatMap(CliFlags, (f) =>
       Effect.flatMap(
         m.remove(claimId, f.yes),
-        (r) => emit(r, (x) => `Removed ${x.removed}: its link now answers CLAIM_NOT_FOUND; its snapshot is deleted.`)
+        (r) =>
+          emit(r, (x) =>
+            [
+              `Removed the record of ${printable(x.removed)}: ${x.claims.length} claim${
+                x.claims.length === 1 ? "" : "s"
+              } (${x.claims.map(printable).join(", ")}).`,
+              "Their links now answer CLAIM_NOT_FOUND; their snapshots, sessions and codes are deleted."
+            ].join("\n"))
       )))).pipe(
-    Command.withDescription("Remove a claim (needs --yes): its link stops working and its snapshot is deleted.")
+    Command.withDescription(
+      "Remove the record a claim belongs to (needs --yes): every claim of it, live and superseded, stops working; their snapshots are deleted."
+    )
   )
 
 const subcommands = ["help", "serve", "tenants", "remove"]
@@ -88,6 +109,6 @@ const subcommands = ["help", "serve", "tenants", "remove"]
 export const admin = Command.make("admin", {}, () => needsSubcommand("admin", subcommands)).pipe(
   Command.withSubcommands([adminHelp, adminServe, adminTenants, adminRemove]),
   Command.withDescription(
-    "Run the portal and look after it: `admin serve` starts it, `admin tenants` lists its claims, `admin remove` removes one; `admin help` lists its environment."
+    "Run the portal and look after it: `admin serve` starts it, `admin tenants` lists its claims, `admin remove` removes a record; `admin help` lists its environment."
   )
 )

@@ -20,7 +20,7 @@ import { ClaimNotFound, MailNotConfigured } from "../../errors/index.js"
 import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
 import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
-import { nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
+import { codeCountKey, nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
 
 export const sessionCookie = "catalog_claim_session"
 export const codeValidMinutes = 15
@@ -280,7 +280,7 @@ export const sendCode = (token: string) =>
     const store = yield* PortalStore
     const now = yield* nowMillis
     const windowStart = new Date(Math.floor(now / hourMs) * hourMs).toISOString()
-    const key = `claim-code:${claim.id}`
+    const key = codeCountKey(claim.id)
     if ((yield* store.countUpload(key, windowStart)) > codesPerHour) {
       yield* store.uncountUpload(key, windowStart)
       return html(
@@ -303,13 +303,17 @@ export const sendCode = (token: string) =>
       })
     )
     if (outcome.status === "not-configured" || outcome.status === "failed") {
+      // Whoever holds the link sees no transport's reason (it may quote the recipient's address); the
+      // operator reads it in the portal's log. The code itself is never logged.
       const e = outcome.error ?? new MailNotConfigured().body.error
+      const { log } = yield* PortalContext
+      log(`portal: the one-time code for claim ${claim.id} could not be mailed (${outcome.status}): ${e.message}`)
       return html(
         renderNoticePage({
           title: "The code could not be mailed",
-          code: e.code,
-          message: e.message,
-          fix: `Tell the portal's operator: ${e.fix ?? "configure mail delivery"}.`,
+          code: outcome.status === "not-configured" ? e.code : null,
+          message: "The code could not be mailed; try again later or ask the person who shared it.",
+          fix: "Open the link again later to send a new code, or ask the person who shared the draft with you.",
           status: 503
         }),
         503

@@ -7,6 +7,7 @@ import { type HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Context, DateTime, Effect, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { isIP } from "node:net"
 import type { PortalSettings } from "./Settings.js"
 
 export interface PortalContextShape {
@@ -33,15 +34,35 @@ export const sameSecret = (a: string, b: string): boolean =>
 export const nowIso = Effect.map(DateTime.now, DateTime.formatIso)
 export const nowMillis = Effect.map(DateTime.now, DateTime.toEpochMillis)
 
-/** The caller's address: the first X-Forwarded-For entry when the operator trusts the proxy, else the socket's. */
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  if (trustProxy) {
-    const xff = request.headers["x-forwarded-for"]
-    const first = xff?.split(",")[0]?.trim()
-    if (first !== undefined && first !== "") return first
-  }
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
+/**
+ * The address a trusted proxy saw, from an X-Forwarded-For value: proxies append the address they received
+ * the request from, so with `hops` trusted proxies in front the caller is the `hops`-th entry from the right
+ * (1 = the right-most). Entries further left are whatever the caller sent, and are never used. Null when
+ * there are fewer entries, or that entry is not an IP address.
+ */
+export const forwardedAddress = (xff: string | undefined, hops: number): string | null => {
+  if (xff === undefined || hops < 1) return null
+  const entries = xff.split(",").map((e) => e.trim())
+  const entry = entries[entries.length - hops]
+  return entry !== undefined && isIP(entry) !== 0 ? entry : null
 }
+
+/**
+ * The caller's address, as the rate limit keys it: with `trustProxyHops` > 0 (CATALOG_PORTAL_TRUST_PROXY) the
+ * address the trusted proxy saw (`forwardedAddress`), else — or when that entry is missing or not an IP
+ * address — the socket's.
+ */
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxyHops: number): string =>
+  forwardedAddress(request.headers["x-forwarded-for"], trustProxyHops) ??
+    Option.getOrElse(request.remoteAddress, () => "unknown")
+
+/**
+ * The keys of the counts kept in `upload_counts`, one namespace each, so that no value of one can name a
+ * count of the other: uploads per address (`ip:`; the address is an IP address, see clientAddress) and
+ * one-time codes per claim (`code:`).
+ */
+export const uploadCountKey = (address: string): string => `ip:${address}`
+export const codeCountKey = (claimId: string): string => `code:${claimId}`
 
 export type ReadProblem = "too-large" | "aborted"
 

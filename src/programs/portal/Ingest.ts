@@ -7,7 +7,8 @@
  *   5. the record key header (400 INVALID_PARAM "x-catalog-record-key");
  *   6. store.ingest (one transaction: the record's previous live claim is superseded);
  *   7. the claim link mailed to a bound recipient (a mail problem is reported, never loses the upload).
- * A refusal after step 2 gives its count back, and leaves nothing else in the store.
+ * Once counted, an upload that is not stored — refused, abandoned by the client mid-body (interrupted), or
+ * failed — gives its count back, and leaves nothing else in the store.
  */
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
@@ -38,7 +39,8 @@ import {
   randomToken,
   readCappedBody,
   sameSecret,
-  sha256Hex
+  sha256Hex,
+  uploadCountKey
 } from "./Context.js"
 
 const hourMs = 3_600_000
@@ -48,79 +50,98 @@ const errorResponse = (e: CatalogErrorShape, headers: Record<string, string> = {
 
 const decodeSnapshot = Schema.decodeUnknownEither(Snapshot, { errors: "first", onExcessProperty: "error" })
 
-/** What is wrong with a snapshot, named by path; the offending value is never repeated. */
+/** How deep a snapshot's JSON may nest (arrays and objects); `catalog invite` writes well under it. */
+export const maxSnapshotDepth = 64
+
+/**
+ * Whether `body` (JSON text, as bytes) opens more than `max` arrays or objects inside one another, counted
+ * outside strings: one pass, no recursion, so a body of millions of `[` costs a scan, not a stack. UTF-8
+ * never puts these ASCII bytes inside a multi-byte character, so the bytes can be scanned as they are.
+ */
+export const nestedDeeperThan = (body: Uint8Array, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < body.length; i++) {
+    const b = body[i]
+    if (inString) {
+      if (b === 0x5c) i++ // a backslash escapes the next byte
+      else if (b === 0x22) inString = false
+    } else if (b === 0x22) inString = true
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > max) return true
+    } else if (b === 0x5d || b === 0x7d) depth--
+  }
+  return false
+}
+
+/** A path segment as the message may show it: an index, or a field name of the snapshot's own shape. */
+const segment = (p: PropertyKey): string =>
+  typeof p === "number" || (typeof p === "string" && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(p)) ? String(p) : "(a field)"
+
+/** What is wrong with a snapshot, named by path; the offending value (or an unknown field's name) is never repeated. */
 export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapshot: Snapshot } => {
   const fix =
     "Upload the snapshot exactly as `catalog invite` writes it (JSON, format local-data-catalog/invite-snapshot, version 1)."
-  let text: string
+  const refuse = (message: string) => new InvalidParam({ message, fix, param: "snapshot" })
+  if (nestedDeeperThan(body, maxSnapshotDepth)) {
+    return refuse(
+      `The snapshot nests arrays or objects more than ${maxSnapshotDepth} levels deep; it is not a snapshot.`
+    )
+  }
   let parsed: unknown
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body)
-    parsed = JSON.parse(text)
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body))
   } catch {
-    return new InvalidParam({ message: "The body is not JSON (UTF-8).", fix, param: "snapshot" })
+    return refuse("The body is not JSON (UTF-8).")
   }
-  const decoded = decodeSnapshot(parsed)
-  if (Either.isRight(decoded)) return { snapshot: decoded.right }
-  const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
-  const where = issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(String).join(".")
-  const what = issue?._tag === "Missing"
-    ? "is missing"
-    : issue?._tag === "Unexpected"
-    ? "is not a field of the snapshot"
-    : "has the wrong type or value"
-  return new InvalidParam({ message: `The snapshot is not valid: ${where} ${what}.`, fix, param: "snapshot" })
+  try {
+    const decoded = decodeSnapshot(parsed)
+    if (Either.isRight(decoded)) return { snapshot: decoded.right }
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
+    const where = issue === undefined || issue.path.length === 0 ? "the top level" : issue.path.map(segment).join(".")
+    const what = issue?._tag === "Missing"
+      ? "is missing"
+      : issue?._tag === "Unexpected"
+      ? "is not a field of the snapshot"
+      : "has the wrong type or value"
+    return refuse(`The snapshot is not valid: ${where} ${what}.`)
+  } catch {
+    // Whatever the Schema or its formatter throws on a hostile body is a refusal of that body, not a defect.
+    return refuse("The snapshot is not valid (it could not be checked against the snapshot's shape).")
+  }
 }
 
 const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
 
-/** The one raw handler of the upload route. */
-export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
+/** Steps 2 (the verdict) to 7 of an upload already counted; sets `committed.done` once it is stored. */
+const afterCounting = (
+  request: HttpServerRequest.HttpServerRequest,
+  counted: {
+    readonly count: number
+    readonly now: number
+    readonly windowStartMs: number
+    readonly committed: { done: boolean }
+  }
+) =>
   Effect.gen(function*() {
     const { publicUrl, settings } = yield* PortalContext
     const store = yield* PortalStore
     const mailer = yield* Mail
-
-    // 1. The ingest token.
-    if (settings.ingestToken !== null) {
-      const auth = request.headers["authorization"] ?? ""
-      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
-      if (!sameSecret(presented, settings.ingestToken)) {
-        return errorResponse(
-          new IngestUnauthorized({
-            message: presented === ""
-              ? "This portal requires an ingest token and the upload presented none."
-              : "The ingest token presented does not match this portal's.",
-            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
-          }),
-          { "www-authenticate": ingestTokenScheme }
-        )
-      }
-    }
-
-    // 2. The per-address hourly limit (counted across every portal process on the store).
-    const address = clientAddress(request, settings.trustProxy)
-    const now = yield* nowMillis
-    const windowStartMs = Math.floor(now / hourMs) * hourMs
-    const windowStart = new Date(windowStartMs).toISOString()
-    const count = yield* store.countUpload(address, windowStart)
-    const giveBack = store.uncountUpload(address, windowStart)
+    const { count, now, windowStartMs } = counted
     if (count > settings.rateLimit) {
-      yield* giveBack
       const retryAfter = Math.max(1, Math.ceil((windowStartMs + hourMs - now) / 1000))
       return errorResponse(
         new IngestRateLimited({
           message: `Too many uploads from this address: the limit is ${settings.rateLimit} per hour.`,
           fix: `Wait ${Math.ceil(retryAfter / 60)} minute(s) (Retry-After), then re-run \`catalog invite\`.`
         }),
-        { "retry-after": String(retryAfter) }
+        { "retry-after": String(retryAfter), connection: "close" }
       )
     }
 
     // 3. The body, under the cap while reading.
     const read = yield* Effect.either(readCappedBody(request, uploadCapBytes))
     if (Either.isLeft(read)) {
-      yield* giveBack
       if (read.left === "aborted") return HttpServerResponse.empty({ status: 400, headers: { connection: "close" } })
       return errorResponse(
         new SnapshotTooLarge({
@@ -134,12 +155,10 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     // 4. The snapshot.
     const checked = snapshotProblem(body)
     if (checked instanceof InvalidParam) {
-      yield* giveBack
       return errorResponse(checked)
     }
     const snapshot = checked.snapshot
     if ((snapshot.recipient === null) === !snapshot.unbound) {
-      yield* giveBack
       return errorResponse(
         new InvalidParam({
           message: snapshot.recipient === null
@@ -154,7 +173,6 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
     // 5. The record key.
     const recordKey = request.headers[recordKeyHeader]
     if (recordKey === undefined || !recordKeyPattern.test(recordKey)) {
-      yield* giveBack
       return errorResponse(
         new InvalidParam({
           message: recordKey === undefined
@@ -182,6 +200,7 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
       sha256,
       at
     })
+    counted.committed.done = true
     const claimUrl = `${publicUrl}${claimPagePrefix}/${token}`
 
     // 7. The claim link, to a bound recipient.
@@ -214,4 +233,43 @@ export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
       mail
     }
     return HttpServerResponse.unsafeJson(receipt, { status: 201 })
+  })
+
+/** The one raw handler of the upload route. */
+export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const { settings } = yield* PortalContext
+    const store = yield* PortalStore
+
+    // 1. The ingest token.
+    if (settings.ingestToken !== null) {
+      const auth = request.headers["authorization"] ?? ""
+      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
+      if (!sameSecret(presented, settings.ingestToken)) {
+        return errorResponse(
+          new IngestUnauthorized({
+            message: presented === ""
+              ? "This portal requires an ingest token and the upload presented none."
+              : "The ingest token presented does not match this portal's.",
+            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
+          }),
+          // The body that follows is never read: close the connection rather than drain it (keep-alive).
+          { "www-authenticate": ingestTokenScheme, connection: "close" }
+        )
+      }
+    }
+
+    // 2. The per-address hourly limit (counted across every portal process on the store).
+    const address = uploadCountKey(clientAddress(request, settings.trustProxyHops))
+    const now = yield* nowMillis
+    const windowStartMs = Math.floor(now / hourMs) * hourMs
+    const windowStart = new Date(windowStartMs).toISOString()
+    const count = yield* store.countUpload(address, windowStart)
+    // From here on the count is given back unless the upload is stored: a refusal, a client that drops the
+    // connection mid-body (the request is interrupted), a defect. Never below zero (uncountUpload floors).
+    const committed = { done: false }
+    return yield* Effect.onExit(
+      afterCounting(request, { count, now, windowStartMs, committed }),
+      () => committed.done ? Effect.void : Effect.ignore(store.uncountUpload(address, windowStart))
+    )
   })

@@ -36,8 +36,11 @@ export interface PortalSettings {
   readonly ingestToken: string | null
   /** Uploads per address per hour. */
   readonly rateLimit: number
-  /** Key the rate limit on the first X-Forwarded-For address (behind a reverse proxy). */
-  readonly trustProxy: boolean
+  /**
+   * How many reverse proxies in front append to X-Forwarded-For (CATALOG_PORTAL_TRUST_PROXY): the rate limit
+   * keys on the address the outermost trusted one saw, the `n`-th entry from the right; 0 = the socket's address.
+   */
+  readonly trustProxyHops: number
   /** How mail is delivered (`transport: "none"`: the portal starts, warns, and mail reports MAIL_NOT_CONFIGURED). */
   readonly mail: MailConfig
 }
@@ -163,12 +166,18 @@ export const parseSettings = (input: {
     const pub = set(env, "CATALOG_PORTAL_PUBLIC_URL")
     if (pub !== undefined) {
       const u = httpUrl(pub)
-      if (u === null || u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+      // Every path the portal writes (claim links, the cookie's Path, redirects, form actions) is from the
+      // root of its host: an address with a path would break the flow behind a path prefix, so it is refused.
+      if (
+        u === null || u.pathname !== "/" || u.search !== "" || u.hash !== "" || u.username !== "" ||
+        u.password !== "" || /[?#]/.test(pub)
+      ) {
         problems.push({
           name: "CATALOG_PORTAL_PUBLIC_URL",
-          problem: "must be an http:// or https:// address without query, fragment or credentials"
+          problem:
+            "must be an http:// or https:// origin (scheme, host, optional port) without a path, query, fragment or credentials: the portal is served at the root of its host"
         })
-      } else publicUrl = u.href.replace(/\/+$/, "")
+      } else publicUrl = u.origin
     }
 
     let storage: PortalStorage = {
@@ -202,12 +211,17 @@ export const parseSettings = (input: {
       else problems.push({ name: "CATALOG_INGEST_RATE_LIMIT", problem: "must be a positive whole number" })
     }
 
-    let trustProxy = false
+    let trustProxyHops = 0
     const tp = set(env, "CATALOG_PORTAL_TRUST_PROXY")
     if (tp !== undefined) {
-      if (tp === "1" || tp === "true") trustProxy = true
-      else if (tp === "0" || tp === "false") trustProxy = false
-      else problems.push({ name: "CATALOG_PORTAL_TRUST_PROXY", problem: "must be 1 or 0" })
+      if (/^\d{1,2}$/.test(tp)) trustProxyHops = Number(tp)
+      else if (tp === "true" || tp === "false") trustProxyHops = tp === "true" ? 1 : 0
+      else {
+        problems.push({
+          name: "CATALOG_PORTAL_TRUST_PROXY",
+          problem: "must be the number of trusted proxies in front (0 = none, 1 = one reverse proxy)"
+        })
+      }
     }
 
     const mail = mailConfigFrom(env)
@@ -239,7 +253,7 @@ export const parseSettings = (input: {
       signingKey: input.signingKey,
       ingestToken,
       rateLimit,
-      trustProxy,
+      trustProxyHops,
       mail: mail.right
     })
   })

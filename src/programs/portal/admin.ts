@@ -1,7 +1,7 @@
 /**
  * `catalog admin …` on the portal machine, loaded on demand by the CLI (AdminCommands.ts):
  * `serve` (main.ts), `help` (the subcommands and the portal's environment), `tenants` (every claim) and
- * `remove <claimId> --yes`. `tenants` and `remove` read the store the portal's environment names
+ * `remove <claimId> --yes` (the whole record the claim belongs to). `tenants` and `remove` read the store the portal's environment names
  * (CATALOG_PORTAL_DATABASE_URL, else `portal.db` in CATALOG_PORTAL_HOME) and never create one: with no
  * store on this machine they answer ADMIN_ENV_INCOMPLETE. The CLI prints what these return.
  */
@@ -32,7 +32,8 @@ export const adminSubcommands: ReadonlyArray<{ readonly usage: string; readonly 
   },
   {
     usage: "catalog admin remove <claimId> --yes",
-    description: "remove a claim: its link stops working (CLAIM_NOT_FOUND) and its snapshot is deleted"
+    description:
+      "remove the record a claim belongs to: every claim of it (live and superseded) stops working (CLAIM_NOT_FOUND); their snapshots, sessions and codes are deleted"
   }
 ]
 
@@ -86,7 +87,7 @@ export const tenants = withStore((store) =>
   Effect.map(store.tenants, (rows): { readonly tenants: ReadonlyArray<TenantRow> } => ({ tenants: rows }))
 ).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e)))
 
-/** `admin remove <claimId> --yes`. */
+/** `admin remove <claimId> --yes`: removes the claim's record (every claim with its record key). */
 export const remove = (args: ReadonlyArray<string>, yes: boolean) =>
   Effect.gen(function*() {
     const [claimId, ...extra] = args
@@ -103,7 +104,7 @@ export const remove = (args: ReadonlyArray<string>, yes: boolean) =>
     if (!yes) {
       return yield* new AdminNotConfirmed({
         message:
-          `Removing ${claimId} stops its link working and deletes its snapshot, sessions and codes; it needs --yes.`,
+          `Removing ${claimId} removes its record — every claim of the same record key: their links stop working and their snapshots, sessions and codes are deleted; it needs --yes.`,
         fix: `Re-run with --yes: \`catalog admin remove ${claimId} --yes\`.`
       })
     }
@@ -112,5 +113,5 @@ export const remove = (args: ReadonlyArray<string>, yes: boolean) =>
       Effect.catchTag("SqlError", (e) => Effect.die(e))
     )
     if (removed === null) return yield* claimNotFoundById(claimId)
-    return { removed: removed.id, state: removed.state }
+    return { removed: removed.claim.id, state: removed.claim.state, claims: removed.claims }
   })

@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Redacted } from "effect"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -216,6 +217,39 @@ describe("provider (Postmark's API, a local fake)", () => {
       const e = failureOf(yield* sendWith(provider(fake.url, fake.token), code, fast))
       assert.include(e.message, "did not answer within")
       assert.isBelow(Date.now() - started, 2500)
+    }))
+
+  it.live("an answer longer than 64 KiB is not read past it: the stream is cancelled and the send failed", () =>
+    Effect.gen(function*() {
+      // A provider that answers 200 and then streams without end, counting what it manages to write.
+      let written = 0
+      let hungUp = () => {}
+      const closed = new Promise<void>((resolve) => (hungUp = resolve))
+      const server = http.createServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.write("{\"ErrorCode\":0,\"Message\":\"")
+        const chunk = Buffer.alloc(16 * 1024, 0x61)
+        const pump = () => {
+          while (!res.destroyed) {
+            written += chunk.length
+            if (!res.write(chunk)) return res.once("drain", pump)
+          }
+        }
+        res.on("close", () => hungUp())
+        pump()
+      })
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const port = (server.address() as net.AddressInfo).port
+      const e = failureOf(
+        yield* sendWith(provider(`http://127.0.0.1:${port}`, "t"), code, {
+          providerTimeout: Duration.seconds(5),
+          providerRetryDelay: Duration.millis(20)
+        }).pipe(Effect.ensuring(Effect.sync(() => server.close())))
+      )
+      assert.include(e.message, "more than 64 KiB")
+      // The portal hung up: the provider's writes stop well short of what an unbounded read would take in.
+      yield* Effect.promise(() => closed)
+      assert.isBelow(written, 16 * 1024 * 1024)
     }))
 
   it.scopedLive("a recipient that is not one bare address is refused before anything is posted", () =>

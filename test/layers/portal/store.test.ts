@@ -130,8 +130,12 @@ for (const backend of backends) {
           assert.strictEqual(ca?.successorId, b.claimId)
           assert.strictEqual(cb?.state, "superseded")
           assert.strictEqual(cb?.successorId, c.claimId)
-          // Superseded claims keep their snapshot; the other record is untouched.
-          assert.strictEqual(yield* store.snapshotOf(a.claimId), a.body)
+          // A superseded claim keeps no snapshot, session or code (its page is a notice); the live one keeps
+          // its own; the other record is untouched.
+          assert.isNull(yield* store.snapshotOf(a.claimId))
+          assert.isNull(yield* store.snapshotOf(b.claimId))
+          assert.strictEqual(yield* store.snapshotOf(c.claimId), c.body)
+          assert.strictEqual(yield* store.snapshotOf(other.claimId), other.body)
           assert.strictEqual((yield* store.claimById(other.claimId))?.state, "live")
 
           const live = yield* sql<{ n: number | string }>`SELECT count(*) AS n FROM claims
@@ -165,6 +169,58 @@ for (const backend of backends) {
           assert.isNull(yield* store.snapshotOf(clash.claimId))
         }))
 
+      it.effect("a superseded claim's sessions and code go in the ingest that supersedes it", () =>
+        Effect.gen(function*() {
+          const store = yield* PortalStore
+          const record = unique("rec")
+          const first = upload(record, "2026-01-02T13:00:00.000Z")
+          yield* store.ingest(first)
+          const session = unique("sess")
+          yield* store.createSession(first.claimId, session, "recipient", "2099-01-01T00:00:00.000Z")
+          yield* store.saveCode(first.claimId, "codehash", "2099-01-01T00:00:00.000Z")
+          yield* store.ingest(upload(record, "2026-01-02T14:00:00.000Z"))
+          assert.isNull(yield* store.sessionOf(session, "2026-01-02T14:00:01.000Z"))
+          assert.strictEqual(yield* store.checkCode(first.claimId, "codehash", "2026-01-02T14:00:01.000Z"), "none")
+        }))
+
+      it.effect("remove takes the whole record down: every claim of its record key, in one transaction", () =>
+        Effect.gen(function*() {
+          const store = yield* PortalStore
+          const record = unique("rec")
+          const a = upload(record, "2026-01-07T10:00:00.000Z")
+          const b = upload(record, "2026-01-07T11:00:00.000Z")
+          const c = upload(record, "2026-01-07T12:00:00.000Z")
+          const other = upload(unique("rec"), "2026-01-07T12:30:00.000Z")
+          for (const u of [a, b, other, c]) yield* store.ingest(u)
+          const session = unique("sess")
+          yield* store.createSession(c.claimId, session, "recipient", "2099-01-01T00:00:00.000Z")
+          // Removing the live claim removes its predecessors too: none is left pointing at a removed claim.
+          const removed = yield* store.remove(c.claimId, "2026-01-07T13:00:00.000Z")
+          assert.strictEqual(removed?.claim.id, c.claimId)
+          assert.strictEqual(removed?.claim.state, "removed")
+          assert.deepStrictEqual(removed?.claims, [a.claimId, b.claimId, c.claimId].sort())
+          for (const u of [a, b, c]) {
+            assert.strictEqual((yield* store.claimByTokenHash(u.tokenHash))?.state, "removed")
+            assert.isNull(yield* store.snapshotOf(u.claimId))
+          }
+          assert.isNull(yield* store.sessionOf(session, "2026-01-07T13:00:01.000Z"))
+          assert.strictEqual((yield* store.claimById(other.claimId))?.state, "live")
+          assert.strictEqual(yield* store.snapshotOf(other.claimId), other.body)
+          // Naming a superseded claim of a record removes the record as well.
+          const d = upload(unique("rec"), "2026-01-08T10:00:00.000Z")
+          const e = upload(d.recordKeyHash, "2026-01-08T11:00:00.000Z")
+          yield* store.ingest(d)
+          yield* store.ingest(e)
+          assert.deepStrictEqual(
+            (yield* store.remove(d.claimId, "2026-01-08T12:00:00.000Z"))?.claims,
+            [
+              d.claimId,
+              e.claimId
+            ].sort()
+          )
+          assert.strictEqual((yield* store.claimById(e.claimId))?.state, "removed")
+        }))
+
       it.effect("remove: state removed, body, sessions and codes gone; token lookups then see removed", () =>
         Effect.gen(function*() {
           const store = yield* PortalStore
@@ -176,8 +232,9 @@ for (const backend of backends) {
           yield* store.saveCode(input.claimId, "codehash", "2099-01-01T00:00:00.000Z")
 
           const removed = yield* store.remove(input.claimId, "2026-01-05T12:00:00.000Z")
-          assert.strictEqual(removed?.state, "removed")
-          assert.strictEqual(removed?.id, input.claimId)
+          assert.strictEqual(removed?.claim.state, "removed")
+          assert.strictEqual(removed?.claim.id, input.claimId)
+          assert.deepStrictEqual(removed?.claims, [input.claimId])
           assert.isNull(yield* store.snapshotOf(input.claimId))
           assert.isNull(yield* store.sessionOf(session, "2026-01-05T12:00:01.000Z"))
           assert.strictEqual(yield* store.checkCode(input.claimId, "codehash", "2026-01-05T12:00:01.000Z"), "none")
@@ -187,8 +244,10 @@ for (const backend of backends) {
           const again = yield* store.ingest(upload(input.recordKeyHash, "2026-01-05T13:00:00.000Z"))
           assert.isNull(again.supersedes)
           assert.isNull(yield* store.remove("cl_nope", "2026-01-05T12:00:00.000Z"))
-          // Removing twice keeps it removed.
-          assert.strictEqual((yield* store.remove(input.claimId, "2026-01-06T00:00:00.000Z"))?.state, "removed")
+          // Removing again removes the record again: the claim stays removed, and so does the re-invite.
+          const twice = yield* store.remove(input.claimId, "2026-01-06T00:00:00.000Z")
+          assert.strictEqual(twice?.claim.state, "removed")
+          assert.strictEqual((yield* store.claimById(again.claim.id))?.state, "removed")
         }))
 
       it.effect("tenants: every claim, newest first, with its state, successor and flags", () =>

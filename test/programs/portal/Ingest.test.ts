@@ -61,6 +61,54 @@ const streamUpload = (url: string, total: number) =>
     }
   )
 
+/** Starts an upload that declares `declared` bytes, sends a few, then drops the connection mid-body. */
+const abandonUpload = (url: string, address: string) =>
+  new Promise<void>((resolve) => {
+    const u = new URL("/api/portal/v1/snapshots", url)
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: "POST",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        "content-length": "100000",
+        "x-catalog-record-key": recordKey(),
+        authorization: `Bearer ${ingestToken}`,
+        "x-forwarded-for": address
+      }
+    })
+    req.on("error", () => {})
+    req.on("close", () => resolve())
+    req.write("{\"format\":\"local-data-catalog/invite-snapshot\",")
+    // Long enough for the portal to have counted the upload and started reading its body.
+    setTimeout(() => req.destroy(), 150)
+  })
+
+/** One upload of the sample snapshot over a keep-alive connection: its status and `Connection` header. */
+const keepAliveUpload = (url: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+    const u = new URL("/api/portal/v1/snapshots", url)
+    const agent = new http.Agent({ keepAlive: true })
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: "POST",
+      agent,
+      headers: { "content-type": "application/json", "x-catalog-record-key": recordKey(), ...headers }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => {
+        agent.destroy()
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection })
+      })
+    })
+    req.on("error", reject)
+    req.end(JSON.stringify(sampleSnapshot()))
+  })
+
 describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
   let portal: Portal
   beforeAll(async () => {
@@ -108,6 +156,42 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     // Still limited, and another address is not.
     expect((await upload(portal, sampleSnapshot(), { headers: auth(address) })).status).toBe(429)
     expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.1.2") })).status).toBe(201)
+  })
+
+  it("an upload abandoned mid-body gives its count back", async () => {
+    const address = "10.0.4.1"
+    for (let i = 0; i < 6; i++) await abandonUpload(portal.url, address)
+    // The give-back runs when the portal notices the dropped connection: poll, an upload refused (429)
+    // gives its own count back so polling uses nothing up.
+    await expect.poll(
+      async () => (await upload(portal, sampleSnapshot(), { headers: auth(address) })).status,
+      { timeout: 10_000, interval: 100 }
+    ).toBe(201)
+  })
+
+  it("401 and 429 answers close a keep-alive connection (the body that follows is not read)", async () => {
+    const none = await keepAliveUpload(portal.url, { "x-forwarded-for": "10.0.5.1" })
+    expect(none.status).toBe(401)
+    expect(none.connection).toBe("close")
+    for (let i = 0; i < 4; i++) {
+      expect((await upload(portal, sampleSnapshot(), { headers: auth("10.0.5.2") })).status).toBe(201)
+    }
+    const limited = await keepAliveUpload(portal.url, auth("10.0.5.2"))
+    expect(limited.status).toBe(429)
+    expect(limited.connection).toBe("close")
+    // A keep-alive answer that reads the whole body, for contrast: the connection stays open.
+    const ok = await keepAliveUpload(portal.url, auth("10.0.5.3"))
+    expect(ok.status).toBe(201)
+    expect(ok.connection).toBe("keep-alive")
+  })
+
+  it("behind one proxy, keys on the address it appended (the right-most), not on what the caller wrote", async () => {
+    for (let i = 0; i < 4; i++) {
+      const spoofed = { ...auth(`203.0.113.${i}, 10.0.6.1`) }
+      expect((await upload(portal, sampleSnapshot(), { headers: spoofed })).status).toBe(201)
+    }
+    const fifth = await upload(portal, sampleSnapshot(), { headers: auth("203.0.113.99, 10.0.6.1") })
+    expect(fifth.status).toBe(429)
   })
 
   it("a refused upload gives its count back (invalid bodies do not use up the limit)", async () => {
@@ -172,6 +256,59 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     })
     expect(lie).toBe(400)
     expect(await runP(portal.store.tenants)).toEqual(before)
+  })
+})
+
+describe("the one-time-code budget and the upload limit", () => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal("sqlite", { CATALOG_PORTAL_TRUST_PROXY: "1" })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  it("are counted apart: an uploader naming a claim in X-Forwarded-For cannot use up its codes", async () => {
+    const r = (await upload(portal, sampleSnapshot())).json as { claimId: string; claimUrl: string }
+    for (const forged of [`claim-code:${r.claimId}`, `code:${r.claimId}`]) {
+      for (let i = 0; i < 6; i++) {
+        await upload(portal, sampleSnapshot(), { headers: { "x-forwarded-for": forged } })
+      }
+    }
+    const path = new URL(r.claimUrl).pathname
+    const sent = await request(portal.url, `${path}/code`, {
+      method: "POST",
+      headers: { origin: portal.url },
+      body: ""
+    })
+    expect(sent.status).toBe(303)
+    expect(portal.mails.at(-1)!.subject).toContain("one-time code")
+  })
+})
+
+describe("a code the mail transport refuses", () => {
+  let portal: Portal
+  beforeAll(async () => {
+    portal = await startTestPortal("sqlite", {}, { mail: "refused" })
+  })
+  afterAll(async () => {
+    await portal?.close()
+  })
+  it("answers a generic 503 page to whoever holds the link; the reason goes to the portal's log only", async () => {
+    const res = await upload(portal, sampleSnapshot())
+    expect(res.status).toBe(201)
+    const path = new URL((res.json as { claimUrl: string }).claimUrl).pathname
+    const code = await request(portal.url, `${path}/code`, {
+      method: "POST",
+      headers: { origin: portal.url },
+      body: ""
+    })
+    expect(code.status).toBe(503)
+    expect(code.body).toContain("The code could not be mailed; try again later or ask the person who shared it.")
+    expect(code.body).not.toContain("dpo@acme.example")
+    expect(code.body).not.toContain("Postmark")
+    const detail = portal.logs.find((l) => l.includes("could not be mailed"))
+    expect(detail).toContain("ErrorCode 406")
+    expect(detail).not.toMatch(/\b\d{8}\b/)
   })
 })
 

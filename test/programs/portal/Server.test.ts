@@ -128,6 +128,33 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     expect(await portal.store.tenants.pipe(runP)).toEqual(tenants)
   })
 
+  it("refuses JSON nested deeper than 64 levels cheaply, as INVALID_PARAM snapshot (never a defect)", async () => {
+    const tenants = await portal.store.tenants.pipe(runP)
+    const levels = 2_400_000 // under the 5,000,000-byte cap
+    const started = performance.now()
+    const deep = await upload(portal, "[".repeat(levels) + "]".repeat(levels))
+    expect(deep.status).toBe(400)
+    expect((deep.json as ErrorJson).error).toMatchObject({ code: "INVALID_PARAM", param: "snapshot" })
+    expect((deep.json as ErrorJson).error.message).toContain("64")
+    expect(performance.now() - started).toBeLessThan(3000)
+    // Deep inside a valid snapshot's field: the same refusal, before the Schema sees it.
+    const nested = JSON.stringify({ ...sampleSnapshot(), extra: JSON.parse("[".repeat(80) + "]".repeat(80)) })
+    const inside = await upload(portal, nested)
+    expect(inside.status).toBe(400)
+    expect((inside.json as ErrorJson).error.message).toContain("64")
+    // Brackets inside strings do not count: this one is refused by the Schema, naming the path.
+    const quoted = await upload(portal, { ...sampleSnapshot(), version: "[".repeat(500) })
+    expect(quoted.status).toBe(400)
+    expect((quoted.json as ErrorJson).error.message).toContain("version")
+    expect(quoted.body).not.toContain("[[[")
+    // An unexpected field's name is not repeated either (it is the uploader's text).
+    const oddKey = await upload(portal, { ...sampleSnapshot(), ["<script>planted\u001b[31m"]: 1 })
+    expect(oddKey.status).toBe(400)
+    expect(oddKey.body).not.toContain("planted")
+    expect(await portal.store.tenants.pipe(runP)).toEqual(tenants)
+    expect((await request(portal.url, "/api/portal/v1/health")).status).toBe(200)
+  })
+
   it("a re-upload with the same record key supersedes the live claim", async () => {
     const key = recordKey()
     const first = (await upload(portal, sampleSnapshot(), { key })).json as Receipt
@@ -153,6 +180,25 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     const page = await request(portal.url, claimPath(r.claimUrl))
     expect(page.status).toBe(404)
     expect(page.body).toContain("CLAIM_NOT_FOUND")
+  })
+
+  it("removing the live claim removes its record: a predecessor's link is CLAIM_NOT_FOUND, not a pointer to it", async () => {
+    const key = recordKey()
+    const first = (await upload(portal, sampleSnapshot(), { key })).json as Receipt
+    const second = (await upload(portal, sampleSnapshot(), { key })).json as Receipt
+    // The superseded claim's page is a notice, so its snapshot was not kept.
+    expect(await portal.store.snapshotOf(first.claimId).pipe(runP)).toBeNull()
+    const removed = await portal.store.remove(second.claimId, new Date().toISOString()).pipe(runP)
+    expect(removed?.claims).toEqual([first.claimId, second.claimId].sort())
+    for (const r of [first, second]) {
+      const info = await request(portal.url, `/api/portal/v1/claims/${tokenOf(r.claimUrl)}`)
+      expect(info.status).toBe(404)
+      expect(info.json).toEqual(toErrorBody(claimNotFound()))
+      const page = await request(portal.url, claimPath(r.claimUrl))
+      expect(page.status).toBe(404)
+      expect(page.body).toContain("CLAIM_NOT_FOUND")
+      expect(page.body).not.toContain(second.claimId)
+    }
   })
 
   it("bound claim: the link alone opens nothing; a code mailed to the recipient opens the draft", async () => {

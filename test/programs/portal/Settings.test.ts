@@ -54,7 +54,7 @@ describe("the other settings", () => {
       storage: { kind: "sqlite", home: path.join(dir, ".catalog-portal") },
       ingestToken: null,
       rateLimit: 30,
-      trustProxy: false,
+      trustProxyHops: 0,
       mail: { transport: "none" }
     })
   })
@@ -78,9 +78,11 @@ describe("the other settings", () => {
       storage: { kind: "postgres", url: "postgresql://u@db.example:5432/portal" },
       ingestToken: "t0ken",
       rateLimit: 5,
-      trustProxy: true,
+      trustProxyHops: 1,
       mail: { transport: "dev" }
     })
+    const hops = parse({ CATALOG_PORTAL_TRUST_PROXY: "2" })
+    expect(Either.isRight(hops) && hops.right.trustProxyHops).toBe(2)
     const flag = parse({ CATALOG_PORTAL_PORT: "8080" }, "9090")
     expect(Either.isRight(flag) && flag.right.port).toBe(9090)
   })
@@ -91,6 +93,7 @@ describe("the other settings", () => {
       CATALOG_PORTAL_PUBLIC_URL: "ftp://x",
       CATALOG_PORTAL_DATABASE_URL: "mysql://db/portal",
       CATALOG_INGEST_RATE_LIMIT: "0",
+      CATALOG_PORTAL_TRUST_PROXY: "yes",
       CATALOG_POSTMARK_TOKEN: "pm-token"
     })
     if (Either.isRight(r)) throw new Error("expected ADMIN_ENV_INCOMPLETE")
@@ -101,10 +104,30 @@ describe("the other settings", () => {
         "CATALOG_PORTAL_PUBLIC_URL",
         "CATALOG_PORTAL_DATABASE_URL",
         "CATALOG_INGEST_RATE_LIMIT",
+        "CATALOG_PORTAL_TRUST_PROXY",
         "CATALOG_MAIL_FROM"
       ]
     ) expect(r.left.message).toContain(name)
     expect(r.left.message).not.toContain("pm-token")
+    for (
+      const bad of [
+        "https://example.com/portal",
+        "https://example.com/portal/",
+        "https://example.com/?a=1",
+        "https://example.com/#x",
+        "https://example.com?",
+        "https://user:pw@example.com"
+      ]
+    ) {
+      const refused = parse({ CATALOG_PORTAL_PUBLIC_URL: bad })
+      if (Either.isRight(refused)) throw new Error(`expected ${bad} to be refused`)
+      expect(refused.left.code).toBe("ADMIN_ENV_INCOMPLETE")
+      expect(refused.left.param).toBe("CATALOG_PORTAL_PUBLIC_URL")
+      expect(refused.left.message).toContain("root of its host")
+      expect(refused.left.message).not.toContain("pw")
+    }
+    const root = parse({ CATALOG_PORTAL_PUBLIC_URL: "https://example.com:8443/" })
+    expect(Either.isRight(root) && root.right.publicUrl).toBe("https://example.com:8443")
     const port = parse({}, "http")
     if (Either.isRight(port)) throw new Error("expected INVALID_PARAM")
     expect(port.left.code).toBe("INVALID_PARAM")

@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { portalStoreLayer } from "../../../src/layers/portal/PortalSql.js"
 import { startPortal } from "../../../src/programs/portal/main.js"
 import { loadSigningKey, parseSettings } from "../../../src/programs/portal/Settings.js"
-import { Mail, type MailMessage, type MailShape } from "../../../src/services/Mail.js"
+import { Mail, type MailMessage, MailSendFailed, type MailShape } from "../../../src/services/Mail.js"
 import { PortalStore } from "../../../src/services/PortalStore.js"
 import { makePgDatabase } from "../../utils/databases.js"
 
@@ -52,7 +52,7 @@ export const tempDir = (prefix = "ldc-portal-"): string => fs.mkdtempSync(path.j
 export const startTestPortal = async (
   backend: Backend,
   env: Record<string, string> = {},
-  options: { readonly mail?: "capture" | "none"; readonly databaseUrl?: string } = {}
+  options: { readonly mail?: "capture" | "none" | "refused"; readonly databaseUrl?: string } = {}
 ): Promise<Portal> => {
   const dir = tempDir()
   const scope = Effect.runSync(Scope.make())
@@ -76,6 +76,18 @@ export const startTestPortal = async (
       })
   }
   const notConfigured = (await import("../../../src/layers/portal/Mail.js")).mailNotConfigured
+  // A transport that refuses every message, its reason quoting the recipient (as Postmark's 422 does).
+  const refused: MailShape = {
+    transport: "provider",
+    send: (m) =>
+      Effect.fail(
+        new MailSendFailed({
+          transport: "provider",
+          message: `Postmark refused the message (HTTP 422) (ErrorCode 406: You tried to send to ${m.to}, inactive).`,
+          fix: "Check CATALOG_MAIL_FROM and the recipient's address."
+        })
+      )
+  }
   const run = Effect.gen(function*() {
     const key = yield* loadSigningKey(fullEnv, dir, (p) => fs.readFileSync(p, "utf8"))
     const settings = yield* parseSettings({ env: fullEnv, cwd: dir, portFlag: "0", signingKey: key })
@@ -83,7 +95,10 @@ export const startTestPortal = async (
     const storeContext = yield* Layer.build(portalStoreLayer(where))
     const running = yield* startPortal(settings, {
       store: Layer.succeedContext(storeContext),
-      mail: Layer.succeed(Mail, options.mail === "none" ? notConfigured : capture),
+      mail: Layer.succeed(
+        Mail,
+        options.mail === "none" ? notConfigured : options.mail === "refused" ? refused : capture
+      ),
       log: (line) => logs.push(line)
     })
     const store = yield* Effect.provide(PortalStore, storeContext)
