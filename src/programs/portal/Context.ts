@@ -66,6 +66,25 @@ export const codeCountKey = (claimId: string): string => `code:${claimId}`
 
 export type ReadProblem = "too-large" | "aborted"
 
+/** How long a refused upload's socket is drained (bytes discarded, never kept) before it is closed. */
+export const lingerMs = 2_000
+
+/**
+ * A lingering close for a body refused mid-stream. Closing a socket with unread data makes the kernel send a
+ * reset, and a reset can make the client drop the 413 it has already been sent. So the rest of the body is
+ * read and thrown away (nothing is kept), the answer is sent and the write side closed as usual, and the
+ * socket is destroyed only `lingerMs` later — the client has read the answer by then.
+ */
+const lingerAfterRefusal = (incoming: ReturnType<typeof NodeHttpServerRequest.toIncomingMessage>): void => {
+  const socket = incoming.socket
+  incoming.on("data", () => undefined) // discard: keeps the socket's receive buffer empty
+  incoming.resume()
+  socket.destroySoon = function(this: typeof socket) {
+    if (this.writable) this.end()
+    setTimeout(() => this.destroy(), lingerMs).unref()
+  }
+}
+
 /**
  * Reads the request body from the socket with `cap` enforced while reading: a declared Content-Length
  * over the cap is refused before a byte is read, and a streamed body is cut off (reading stops) as
@@ -97,8 +116,8 @@ export const readCappedBody = (
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > cap) {
-        incoming.pause()
         chunks.length = 0
+        lingerAfterRefusal(incoming)
         return finish(Effect.fail("too-large"))
       }
       chunks.push(chunk)
