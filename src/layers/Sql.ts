@@ -15,6 +15,7 @@ import compliance from "../migrations/0002_compliance.js"
 import sourceFingerprint from "../migrations/0003_source_fingerprint.js"
 import columnsByDataset from "../migrations/0004_columns_by_dataset.js"
 import sourceConfig from "../migrations/0005_source_config.js"
+import seal from "../migrations/0006_seal.js"
 import { AppEnv, dataDir } from "../services/AppEnv.js"
 import { Files, outputFolderTarget } from "../services/Files.js"
 import * as NodeSqlite from "./NodeSqlite.js"
@@ -26,7 +27,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0002_compliance": compliance,
   "0003_source_fingerprint": sourceFingerprint,
   "0004_columns_by_dataset": columnsByDataset,
-  "0005_source_config": sourceConfig
+  "0005_source_config": sourceConfig,
+  "0006_seal": seal
 }
 export const schemaVersion = Math.max(...Object.keys(migrations).map((k) => Number(k.split("_")[0])))
 

@@ -19,6 +19,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { AdminEnvIncomplete, SchemaMigrationRequired } from "../../errors/index.js"
 import init from "../../migrations/portal/0001_init.js"
+import sync from "../../migrations/portal/0002_sync.js"
+import doraFills from "../../migrations/portal/0003_dora_fills.js"
+import licences from "../../migrations/portal/0004_licences.js"
+import seals from "../../migrations/portal/0005_seals.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import * as NodeSqlite from "../NodeSqlite.js"
 import { PortalStoreLive } from "./store.js"
@@ -32,7 +36,11 @@ export interface PortalStoreSettings {
 
 /** Every migration of the portal's schema, by `<id>_<name>`; the highest id is the version this build writes. */
 export const portalMigrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_init": init
+  "0001_init": init,
+  "0002_sync": sync,
+  "0003_dora_fills": doraFills,
+  "0004_licences": licences,
+  "0005_seals": seals
 }
 export const portalSchemaVersion = Math.max(...Object.keys(portalMigrations).map((k) => Number(k.split("_")[0])))
 
