@@ -369,7 +369,13 @@ describe.each(["sqlite", "postgres"] as const)("sharing the draft end to end, po
     expect(unconfirmedHuman.stderr).toMatch(/ADMIN_NOT_CONFIRMED[\s\S]*fix: .*--yes/)
     const removed = await admin(["remove", second.claimId, "--yes", "--json"])
     expect(removed.code, removed.stderr).toBe(0)
-    expect(removed.json).toEqual({ removed: second.claimId, state: "removed" })
+    // A record is removed whole: the live claim and the superseded one before it.
+    expect(removed.json).toEqual({
+      removed: second.claimId,
+      state: "removed",
+      claims: expect.arrayContaining([first.claimId, second.claimId])
+    })
+    expect((removed.json as { claims: Array<string> }).claims).toHaveLength(2)
 
     const gone = await page.goto(second.claimUrl)
     expect(gone!.status()).toBe(404)
@@ -525,10 +531,11 @@ describe.each(["sqlite", "postgres"] as const)("sharing the draft end to end, po
           }
         })())
     stored.push(...(await readBodies(storeEnv, portalDbName)), ...(await readBodies(rateStoreEnv, rateDbName)))
-    // The portal stored exactly the bytes the first invite reported (its file, byte for byte).
-    expect(stored).toContain(firstBody)
-    // main: first (superseded), unbound, sendmail's, no-mail's ×2 (the removed claim's body is deleted); rate: 2.
-    expect(stored.length).toBe(7)
+    // Each store keeps one body per record — the live claim's (a superseded claim's body is deleted when it
+    // is superseded, a removed record's with it) — and it is exactly the bytes of a snapshot file.
+    expect(stored.length).toBe(2)
+    for (const body of stored) expect(snapshots).toContain(body)
+    expect(snapshots).toContain(firstBody)
     for (const body of stored) expect(body).toContain("member_accounts")
 
     const mails = postmark.messages.slice(messagesBefore)
