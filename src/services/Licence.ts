@@ -64,20 +64,20 @@ const instant = (iso: string): number => {
   return Number.isNaN(t) ? Number.NaN : t
 }
 
+/** LICENCE_MISSING as every surface says it. */
+export const licenceMissing = (): LicenceMissing =>
+  new LicenceMissing({
+    message: "CATALOG_LICENCE_KEY is not set: sealing needs the licence key from the unlock e-mail.",
+    param: "CATALOG_LICENCE_KEY"
+  })
+
 /** Check a licence key offline (see the module comment for the order); never echoes the key. */
 export const checkLicence = (
   key: string | undefined,
   ctx: LicenceContext
 ): Either.Either<LicencePayload, LicenceError> => {
   const given = key?.trim() ?? ""
-  if (given === "") {
-    return Either.left(
-      new LicenceMissing({
-        message: "CATALOG_LICENCE_KEY is not set: sealing needs the licence key from the unlock e-mail.",
-        param: "CATALOG_LICENCE_KEY"
-      })
-    )
-  }
+  if (given === "") return Either.left(licenceMissing())
   if (given.startsWith(syncTokenPrefix)) {
     return Either.left(
       invalid(
