@@ -70,6 +70,13 @@ export const LicencePayload = Schema.Struct({
 })
 export type LicencePayload = typeof LicencePayload.Type
 
+/** GET licences/revoked: the ids of every revoked licence, and when the portal answered. */
+export const RevokedLicences = Schema.Struct({
+  revoked: Schema.Array(Schema.String),
+  at: Schema.String
+})
+export type RevokedLicences = typeof RevokedLicences.Type
+
 export const Signer = Schema.Struct({
   name: Schema.String,
   role: Schema.String,

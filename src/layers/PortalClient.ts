@@ -6,15 +6,23 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { ingestPath, IngestReceipt, ingestTokenScheme, recordKeyHeader } from "../domain/Portal.js"
+import { RevokedLicences, revokedLicencesPath } from "../domain/Sync.js"
 import {
   type CatalogErrorShape,
   IngestRateLimited,
   IngestUnauthorized,
   PortalUnreachable,
   SchemaMigrationRequired,
-  SnapshotTooLarge
+  SnapshotTooLarge,
+  SyncFailed
 } from "../errors/index.js"
-import { PortalClient, type UploadRequest, uploadTimeoutMs } from "../services/PortalClient.js"
+import {
+  PortalClient,
+  type RevokedLicencesRequest,
+  revokedLicencesTimeoutMs,
+  type UploadRequest,
+  uploadTimeoutMs
+} from "../services/PortalClient.js"
 import { version } from "../version.js"
 
 /** The portal's error envelope, as it is on the wire. */
@@ -200,4 +208,55 @@ const upload = (r: UploadRequest): Effect.Effect<IngestReceipt, CatalogErrorShap
     )
   })
 
-export const PortalClientLive = Layer.succeed(PortalClient, PortalClient.of({ upload }))
+const decodeRevoked = Schema.decodeUnknownEither(RevokedLicences)
+
+/** The revocation list's address under the portal's base address. */
+export const revokedLicencesUrl = (portalUrl: string): string =>
+  `${portalUrl.replace(/\/+$/, "")}${revokedLicencesPath}`
+
+const revokedLicences = (r: RevokedLicencesRequest): Effect.Effect<RevokedLicences, CatalogErrorShape> =>
+  Effect.gen(function*() {
+    const url = revokedLicencesUrl(r.portalUrl)
+    const failed = (why: string) =>
+      new SyncFailed({
+        message: `The portal's licence revocation list (${url}) could not be fetched: ${why}.`,
+        fix:
+          `Check that the portal runs at ${r.portalUrl} (CATALOG_PORTAL_URL) and that this machine can reach it, then retry.`
+      })
+    const answer = yield* Effect.tryPromise({
+      try: async (signal) => {
+        const res = await fetch(url, {
+          method: "GET",
+          headers: { accept: "application/json", "user-agent": `local-data-catalog/${version}` },
+          redirect: "manual",
+          signal: AbortSignal.any([signal, AbortSignal.timeout(r.timeoutMs ?? revokedLicencesTimeoutMs)])
+        })
+        const { cut, text } = await readCapped(res, answerCapBytes * 16)
+        return { status: res.status, text, cut, contentType: res.headers.get("content-type") }
+      },
+      catch: (e) => failed(networkReason(e))
+    })
+    if (answer.cut) return yield* Effect.fail(failed(`the answer is larger than ${answerCapBytes * 16} bytes`))
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(answer.text)
+    } catch {
+      json = undefined
+    }
+    if (answer.status === 200) {
+      const list = decodeRevoked(json)
+      if (list._tag === "Right") return list.right
+    }
+    const envelope = decodeEnvelope(json)
+    return yield* Effect.fail(
+      failed(
+        envelope._tag === "Some"
+          ? `HTTP ${answer.status} (${printable(envelope.value.error.code, 60)}: ${
+            printable(envelope.value.error.message, 300)
+          })`
+          : `HTTP ${answer.status} with ${describeBody(answer.contentType, answer.text)}`
+      )
+    )
+  })
+
+export const PortalClientLive = Layer.succeed(PortalClient, PortalClient.of({ upload, revokedLicences }))

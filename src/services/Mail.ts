@@ -383,3 +383,46 @@ export const oneTimeCodeMessage = (input: OneTimeCodeInput): MailMessage => {
   )
   return { to: input.to, subject, text, html }
 }
+
+export interface LicenceUnlockInput {
+  readonly to: string
+  /** The licence key (`lic_…`): the point of this message. */
+  readonly key: string
+  readonly licenceId: string
+  readonly claimId: string
+  /** ISO date-time the licence stops unlocking sealing. */
+  readonly expiresAt: string
+}
+
+/**
+ * The unlock mail (`catalog admin licence issue`): the licence key, that payment happened outside the tool,
+ * that it unlocks sealing of this record, how to set CATALOG_LICENCE_KEY, and when it expires.
+ */
+export const licenceUnlockMessage = (input: LicenceUnlockInput): MailMessage => {
+  const subject = "Your licence key: sealing the record of processing is unlocked"
+  const intro =
+    `Thank you: your payment was received (it was handled outside the Local Data Catalog). This is the licence key for the record ${input.claimId} (licence ${input.licenceId}).`
+  const unlocks =
+    "It unlocks sealing: a person with the authority to sign seals the record on its claim page, or with `catalog verify` on the machine paired with it, and the portal produces the signed official record."
+  const how =
+    "Set it on the machine paired with this record, as an environment variable (keep it private, like a password):"
+  const setLine = `    export CATALOG_LICENCE_KEY=${input.key}`
+  const expiry =
+    `It is valid until ${input.expiresAt}. After that the record goes back to a draft for new changes; what was already sealed stays valid and verifiable.`
+  const notYou = "If you did not expect this message, tell the operator of the portal that sent it."
+  const text = [intro, "", unlocks, "", how, "", setLine, "", expiry, "", notYou, ""].join("\n")
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(intro)}</p>`,
+      `<p>${escapeHtml(unlocks)}</p>`,
+      `<p>${escapeHtml(how)}</p>`,
+      `<pre style="font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-all">export CATALOG_LICENCE_KEY=${
+        escapeHtml(input.key)
+      }</pre>`,
+      `<p>${escapeHtml(expiry)}</p>`,
+      `<p style="color: #555">${escapeHtml(notYou)}</p>`
+    ].join("\n")
+  )
+  return { to: input.to, subject, text, html }
+}

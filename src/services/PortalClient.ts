@@ -9,6 +9,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { IngestReceipt } from "../domain/Portal.js"
+import type { RevokedLicences } from "../domain/Sync.js"
 import type { CatalogErrorShape } from "../errors/index.js"
 
 export interface UploadRequest {
@@ -27,6 +28,22 @@ export interface UploadRequest {
 /** The default time an upload may take before it is PORTAL_UNREACHABLE. */
 export const uploadTimeoutMs = 30_000
 
+export interface RevokedLicencesRequest {
+  /** The portal's base address (CATALOG_PORTAL_URL, already checked to be an http(s) URL). */
+  readonly portalUrl: string
+  /** How long to wait for the whole exchange (default 10 s). */
+  readonly timeoutMs?: number
+}
+
+/** The default time the revocation list may take before it is SYNC_FAILED. */
+export const revokedLicencesTimeoutMs = 10_000
+
 export class PortalClient extends Context.Tag("catalog/PortalClient")<PortalClient, {
   readonly upload: (request: UploadRequest) => Effect.Effect<IngestReceipt, CatalogErrorShape>
+  /**
+   * GET the portal's public revocation list (licence ids). Anything but the portal answering the list
+   * (network, timeout, an error envelope, another body, an answer over the read cap) is SYNC_FAILED naming
+   * the address and what came back.
+   */
+  readonly revokedLicences: (request: RevokedLicencesRequest) => Effect.Effect<RevokedLicences, CatalogErrorShape>
 }>() {}

@@ -129,7 +129,15 @@ describe("admin help, and bad admin input", () => {
     const r = runCli(["admin", "help", "--json"], { cwd: dir })
     expect(r.code).toBe(0)
     const doc = r.json as { subcommands: Array<{ usage: string }>; environment: Array<{ name: string }> }
-    expect(doc.subcommands.map((s) => s.usage.split(" ")[2])).toEqual(["help", "serve", "tenants", "remove"])
+    expect(doc.subcommands.map((s) => s.usage.split(" ").slice(2, 4).join(" "))).toEqual([
+      "help [--json]",
+      "serve [--port",
+      "tenants [--json]",
+      "remove <claimId>",
+      "licence issue",
+      "licence revoke",
+      "licence list"
+    ])
     const names = doc.environment.map((e) => e.name).join(" ")
     for (const v of ["CATALOG_PORTAL_SIGNING_KEY", "CATALOG_PORTAL_DATABASE_URL", "CATALOG_INGEST_RATE_LIMIT"]) {
       expect(names).toContain(v)

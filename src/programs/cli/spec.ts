@@ -346,13 +346,18 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
   {
     name: "admin",
     usage:
-      "catalog admin help [--json] | catalog admin serve [--port <n>] [--json] | catalog admin tenants [--json] | catalog admin remove <claimId> --yes [--json]",
-    flags: [{ flag: "--yes", description: "remove: confirm removing the claim" }],
+      "catalog admin help [--json] | catalog admin serve [--port <n>] [--json] | catalog admin tenants [--json] | catalog admin remove <claimId> --yes [--json] | catalog admin licence issue <claimId> [--expires <YYYY-MM-DD>] [--json] | catalog admin licence revoke <licenceId> --yes [--json] | catalog admin licence list [--json]",
+    flags: [{
+      flag: "--yes",
+      description: "remove: confirm removing the claim; licence revoke: confirm revoking the licence"
+    }],
     examples: [
       "catalog admin help",
       "CATALOG_PORTAL_SIGNING_KEY=portal-signing.pem CATALOG_DEV_MODE=1 catalog admin serve",
       "CATALOG_PORTAL_DATABASE_URL=postgres://portal@db/portal catalog admin tenants --json",
-      "catalog admin remove cl_3h9KxQ2mVt0aZbYw --yes"
+      "catalog admin remove cl_3h9KxQ2mVt0aZbYw --yes",
+      "CATALOG_PORTAL_SIGNING_KEY=portal-signing.pem catalog admin licence issue cl_3h9KxQ2mVt0aZbYw --expires 2027-06-30",
+      "catalog admin licence revoke li_Vd0cXk3mQ9aZbYwT --yes"
     ],
     errors: [
       "ADMIN_INPUT_INVALID",

@@ -19,6 +19,7 @@ import {
   recordKeyHeader
 } from "../../domain/Portal.js"
 import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
+import { RevokedLicences } from "../../domain/Sync.js"
 import {
   ClaimNotFound,
   IngestRateLimited,
@@ -91,6 +92,14 @@ const portal = HttpApiGroup.make("portal")
       .addSuccess(ClaimInfo)
       .addError(ClaimNotFound)
       .annotate(OpenApi.Summary, "a claim's public state: live, or superseded with its successor")
+  )
+  .add(
+    HttpApiEndpoint.get("revokedLicences", "/licences/revoked")
+      .addSuccess(RevokedLicences.annotations({ identifier: "RevokedLicences" }))
+      .annotate(
+        OpenApi.Summary,
+        "the ids of every licence the operator revoked (public; machines check their key against it)"
+      )
   )
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json")

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto"
 import type { Column, Dataset, LineageEdge, SourceState } from "../../domain/Catalog.js"
 import type { Activity, DoraRegister, LegalField } from "../../domain/Compliance.js"
 import type { Snapshot } from "../../domain/Snapshot.js"
+import type { LicenceInfo } from "../../domain/Sync.js"
 
 type ClassValue = Column["classification"]["value"]
 
@@ -281,6 +282,27 @@ export interface ClaimPageContext {
   readonly controllerForm: { readonly action: string; readonly csrf: string | null } | null
   /** A one-line message shown at the top (e.g. "Controller saved."). */
   readonly notice: string | null
+  /** The claim's newest licence (portal mode), null when none was issued; absent: no licence section. */
+  readonly licence?: LicenceInfo | null
+}
+
+/** The licence state of a claim on the portal: none, active until …, expired, revoked (issue 12). */
+const licenceSection = (ctx: ClaimPageContext): Html => {
+  if (ctx.mode !== "portal" || ctx.licence === undefined) return html``
+  const l = ctx.licence
+  const state = l === null
+    ? html`<strong>No licence</strong>: this record can be reviewed and completed, but not sealed. The portal's operator issues a licence key after payment and mails it to the record's admin.`
+    : l.state === "active"
+    ? html`<strong>Active</strong> until ${when(l.expiresAt)} (licence <code>${l.id}</code>): sealing is unlocked.`
+    : l.state === "expired"
+    ? html`<strong>Expired</strong> at ${
+      when(l.expiresAt)
+    } (licence <code>${l.id}</code>): the record is a draft for new changes; what was sealed stays valid.`
+    : html`<strong>Revoked</strong> (licence <code>${l.id}</code>): it can no longer seal. Ask the portal's operator for a new key.`
+  return html`<section class="card" id="licence" aria-labelledby="licence-h">
+<h2 id="licence-h">Licence</h2>
+<p id="licence-state" data-state="${l === null ? "none" : l.state}">${state}</p>
+</section>`
 }
 
 const modeBanner = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
@@ -699,6 +721,7 @@ ${overview(snapshot, ctx)}
     toc.map(([id, label]) => html`<li><a href="#${id}">${label}</a></li>`)
   }</ol></nav>
 ${controllerSection(snapshot, ctx)}
+${licenceSection(ctx)}
 ${ropaSection(snapshot)}
 ${inScope ? doraSection(snapshot) : ""}
 ${dataMapSection(snapshot)}

@@ -16,8 +16,11 @@ import { Effect, Either, Schema } from "effect"
 import { randomInt } from "node:crypto"
 import { claimPagePrefix } from "../../domain/Portal.js"
 import { Snapshot } from "../../domain/Snapshot.js"
+import type { LicenceInfo } from "../../domain/Sync.js"
 import { ClaimNotFound, MailNotConfigured } from "../../errors/index.js"
+import { licenceState } from "../../services/Licence.js"
 import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
+import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
 import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
 import { codeCountKey, nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
@@ -248,6 +251,7 @@ export const showClaim = (token: string) =>
     if (body === null) return claimNotFoundPage()
     const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
     const saved = query.get("saved") === "controller"
+    const licence = yield* claimLicence(claim.id)
     return html(renderClaimPage(snapshot, {
       mode: "portal",
       claim: {
@@ -263,8 +267,24 @@ export const showClaim = (token: string) =>
         ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
         : null,
       controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
-      notice: saved ? "Controller saved." : null
+      notice: saved ? "Controller saved." : null,
+      licence
     }))
+  })
+
+/** The claim's licence for its page: an active one if any, else the newest; null when none was issued. */
+const claimLicence = (claimId: string) =>
+  Effect.gen(function*() {
+    const rows = yield* (yield* LicenceStore).byClaim(claimId)
+    const now = new Date(yield* nowMillis)
+    const all = rows.map((l): LicenceInfo => ({
+      id: l.id,
+      claimId: l.claimId,
+      issuedAt: l.issuedAt,
+      expiresAt: l.expiresAt,
+      state: licenceState(l, now)
+    }))
+    return all.find((l) => l.state === "active") ?? all[0] ?? null
   })
 
 /** POST /claim/:token/code */

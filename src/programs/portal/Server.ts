@@ -24,12 +24,13 @@ import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../doma
 import { uploadCapBytes } from "../../domain/Snapshot.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
 import { type Mail } from "../../services/Mail.js"
+import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
 import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
-import { PortalContext, redactPath, sha256Hex } from "./Context.js"
+import { nowIso, PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { ingestHandler } from "./Ingest.js"
 
 const securityHeaders = {
@@ -85,6 +86,11 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
     .handle("signingKey", () => Effect.map(PortalContext, (c) => c.settings.signingKey.publicKeyPem))
     .handleRaw("ingest", ({ request }) => sqlDies(ingestHandler(request)))
     .handle("claim", ({ path }) => sqlDies(claimInfo(path.token)))
+    .handle("revokedLicences", () =>
+      sqlDies(Effect.gen(function*() {
+        const revoked = yield* (yield* LicenceStore).revokedIds
+        return { revoked, at: yield* nowIso }
+      })))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
 const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))
@@ -127,8 +133,11 @@ const notFound = (method: string, pathname: string) =>
 /** The claim pages as router routes; the services they use are the layer's. */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<PortalStore | Mail | PortalContext>()
-    const route = <E, R extends PortalStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest>(
+    const context = yield* Effect.context<PortalStore | LicenceStore | Mail | PortalContext>()
+    const route = <
+      E,
+      R extends PortalStore | LicenceStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest
+    >(
       handler: (token: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ) =>
       Effect.flatMap(HttpRouter.RouteContext, (rc) => handler(rc.params["token"] ?? "")).pipe(

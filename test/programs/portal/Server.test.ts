@@ -69,6 +69,7 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
     expect(paths.sort()).toEqual([
       "/api/portal/v1/claims/{token}",
       "/api/portal/v1/health",
+      "/api/portal/v1/licences/revoked",
       "/api/portal/v1/openapi.json",
       "/api/portal/v1/signing-key",
       "/api/portal/v1/snapshots"
