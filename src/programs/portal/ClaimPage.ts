@@ -231,8 +231,16 @@ footer.foot { max-width: 1180px; margin: 0 auto; padding: 0 24px 32px; color: va
 }
 `
 
+/** The official record's stylesheet: the same, with the printed page header saying what it is. */
+const officialStyle = style.replace(
+  `@top-center { content: "${stamp}"; color: #b42318;`,
+  `@top-center { content: "OFFICIAL RECORD — sealed; see the first page for who and when"; color: #1a7f4b;`
+).replace("color: rgba(180, 35, 24, 0.08)", "color: rgba(26, 127, 75, 0.08)")
+
 /** The SHA-256 of the inline stylesheet, as CSP names it (`'sha256-…'`). */
 export const claimPageStyleHash = `'sha256-${createHash("sha256").update(style, "utf8").digest("base64")}'`
+/** The official record's stylesheet hash (for serving `ropa.html` from the portal under the CSP). */
+export const officialStyleHash = `'sha256-${createHash("sha256").update(officialStyle, "utf8").digest("base64")}'`
 
 /**
  * The Content-Security-Policy every page rendered here needs, and all it needs: its one inline
@@ -241,7 +249,7 @@ export const claimPageStyleHash = `'sha256-${createHash("sha256").update(style, 
 export const claimPageCsp =
   `default-src 'none'; style-src ${claimPageStyleHash}; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
 
-const document = (title: string, badge: string, body: Html): string =>
+const document = (title: string, badge: string, body: Html, css: string = style): string =>
   "<!doctype html>\n" +
   html`<html lang="en">
 <head>
@@ -251,7 +259,7 @@ const document = (title: string, badge: string, body: Html): string =>
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light">
 <title>${title}</title>
-<style>${new Html(style)}</style>
+<style>${new Html(css)}</style>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -302,7 +310,9 @@ export interface OfficialStamp {
   readonly signerRole: string
   readonly termsVersion: string | null
   readonly licenceId: string
-  readonly acknowledgedOpenCalls: ReadonlyArray<{ readonly activity: string; readonly field: string; readonly status: string }>
+  readonly acknowledgedOpenCalls: ReadonlyArray<
+    { readonly activity: string; readonly field: string; readonly status: string }
+  >
 }
 
 /** "OFFICIAL RECORD — sealed 24 Nov 2026, 16:42 UTC by Ada Lovelace, DPO". */
@@ -310,7 +320,9 @@ export const officialStampText = (o: OfficialStamp): string =>
   `OFFICIAL RECORD — sealed ${whenText(o.sealedAt)} by ${o.signerName}, ${o.signerRole}`
 
 const officialStamp = (o: OfficialStamp): Html =>
-  html`<div class="stamp official" role="note" id="official-stamp"><strong>${officialStampText(o)}</strong><span>Seal <code>${o.sealId}</code> under licence <code>${o.licenceId}</code>${
+  html`<div class="stamp official" role="note" id="official-stamp"><strong>${
+    officialStampText(o)
+  }</strong><span>Seal <code>${o.sealId}</code> under licence <code>${o.licenceId}</code>${
     o.termsVersion !== null ? html`; customer agreement version <code>${o.termsVersion}</code> accepted` : ""
   }. Each file of this record carries a detached Ed25519 signature by the portal's key (see manifest.json).${
     o.acknowledgedOpenCalls.length > 0
@@ -372,7 +384,7 @@ const overview = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
       ["DORA", dora],
       [
         "Record",
-        html`<span class="badge bad">${
+        html`<span class="badge ${snapshot.ropa.seal === "draft" ? "bad" : "ok"}">${
           snapshot.ropa.seal === "draft" ? "Draft" : "Sealed"
         }</span> ${snapshot.ropa.stamp}`
       ]
@@ -701,7 +713,7 @@ const provenanceSection = (snapshot: Snapshot): Html => {
           ? muted("none")
           : methods.map(([m, n], i) => html`${i > 0 ? ", " : ""}<code>${m}</code> ${num(n)}`)
       ],
-      ["Seal", html`<span class="badge bad">${p.seal}</span> ${p.stamp}`]
+      ["Seal", html`<span class="badge ${p.seal === "sealed" ? "ok" : "bad"}">${p.seal}</span> ${p.stamp}`]
     ])
   }</div>
 <div class="table-wrap"><table class="tbl compact sources-table"><caption>Sources</caption>
@@ -734,7 +746,9 @@ ${
       ? officialStamp(official)
       : html`<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>Drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>`
   }
-<div class="page-head"><h1>${official !== undefined ? "Record of processing — official" : "Record of processing — draft"}</h1>
+<div class="page-head"><h1>${
+    official !== undefined ? "Record of processing — official" : "Record of processing — draft"
+  }</h1>
 <p class="lead">Drafted ${when(snapshot.createdAt)} with ${snapshot.tool.name} ${snapshot.tool.version}${
     ctx.mode === "local" ? " on this machine" : ""
   }.</p></div>
@@ -750,10 +764,10 @@ ${lineageSection(snapshot)}
 ${glossarySection(snapshot)}
 ${provenanceSection(snapshot)}
 </main>
-<footer class="foot"><p>${official !== undefined ? officialStampText(official) : stamp}. Snapshot format ${snapshot.format} v${snapshot.version}, drafted ${
-    when(snapshot.createdAt)
-  }.</p></footer>`
-  if (official !== undefined) return document("Record of processing — official", "Official record", body)
+<footer class="foot"><p>${
+    official !== undefined ? officialStampText(official) : stamp
+  }. Snapshot format ${snapshot.format} v${snapshot.version}, drafted ${when(snapshot.createdAt)}.</p></footer>`
+  if (official !== undefined) return document("Record of processing — official", "Official record", body, officialStyle)
   return document(
     "Claim page — draft record",
     ctx.mode === "local" ? "Local preview · read-only" : "Draft",

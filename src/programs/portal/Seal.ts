@@ -196,7 +196,8 @@ export const checkSeal = (
       return yield* new InvalidParam({
         message:
           "The draft you reviewed is not the record's newest on the portal (another upload came in since); nothing was sealed.",
-        fix: "Run `catalog push`, review the draft (`catalog annotate list`, the claim page), then `catalog verify` again.",
+        fix:
+          "Run `catalog push`, review the draft (`catalog annotate list`, the claim page), then `catalog verify` again.",
         param: "snapshotSha256"
       })
     }
@@ -207,7 +208,8 @@ export const checkSeal = (
           : `The accepted agreement version (${
             clean(attempt.acceptedTerms)
           }) is not the portal's current one (${termsVersion}).`,
-        fix: `Accept the customer agreement version ${termsVersion} (the claim page's checkbox, or the prompt of \`catalog verify\`).`,
+        fix:
+          `Accept the customer agreement version ${termsVersion} (the claim page's checkbox, or the prompt of \`catalog verify\`).`,
         param: "acceptedTerms",
         details: { termsVersion }
       })
@@ -217,7 +219,9 @@ export const checkSeal = (
       const missing = [controller.name === null ? "name" : null, controller.contact === null ? "contact" : null]
         .filter((m): m is string => m !== null)
       return yield* new ControllerRequired({
-        message: `The controller's ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} missing; a RoPA names its controller (Art. 30(1)(a)).`,
+        message: `The controller's ${missing.join(" and ")} ${
+          missing.length > 1 ? "are" : "is"
+        } missing; a RoPA names its controller (Art. 30(1)(a)).`,
         fix:
           "Complete the Controller block on the claim page, or set controller.name and controller.contact in catalog.yml and push.",
         details: { missing }
@@ -308,7 +312,9 @@ export const sealClaim = (claim: ClaimRecord, attempt: SealAttempt, licences: Po
     const officialSnapshot: Snapshot = {
       ...snapshot,
       controller: ok.controller,
-      ropa: { ...snapshot.ropa, seal: "sealed", stamp: stampText, controller: ok.controller }
+      status: { ...snapshot.status, seal: "sealed" },
+      ropa: { ...snapshot.ropa, seal: "sealed", stamp: stampText, controller: ok.controller },
+      provenance: { ...snapshot.provenance, seal: "sealed", stamp: stampText }
     }
     const files: Array<{ readonly name: string; readonly mediaType: string; readonly bytes: Buffer }> = [
       { name: sealArtifactNames.ropaJson, mediaType: "application/json", bytes: jsonBytes(officialRopa) },

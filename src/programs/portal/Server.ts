@@ -22,6 +22,7 @@ import {
 import { Cause, Effect, Layer, Option } from "effect"
 import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../domain/Portal.js"
 import { uploadCapBytes } from "../../domain/Snapshot.js"
+import { syncTokenHeader } from "../../domain/Sync.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
 import { type Mail } from "../../services/Mail.js"
 import { PortalStore } from "../../services/PortalStore.js"
@@ -31,6 +32,7 @@ import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
 import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
 import { PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { ingestHandler } from "./Ingest.js"
+import { postSeal, pullSeal } from "./SealRoutes.js"
 
 const securityHeaders = {
   "content-security-policy": claimPageCsp,
@@ -85,6 +87,8 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
     .handle("signingKey", () => Effect.map(PortalContext, (c) => c.settings.signingKey.publicKeyPem))
     .handleRaw("ingest", ({ request }) => sqlDies(ingestHandler(request)))
     .handle("claim", ({ path }) => sqlDies(claimInfo(path.token)))
+    .handle("sealPull", ({ headers }) => sqlDies(pullSeal(headers[syncTokenHeader])))
+    .handle("seal", ({ headers, payload }) => sqlDies(postSeal(headers[syncTokenHeader], payload)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
 const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))
