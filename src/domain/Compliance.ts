@@ -123,7 +123,7 @@ export const DoraState = Schema.Struct({ inScope: Schema.Boolean, register: Sche
 export type DoraState = typeof DoraState.Type
 
 export const Provenance = Schema.Struct({
-  seal: Schema.Literal("draft"),
+  seal: Schema.Literal("draft", "sealed"),
   stamp: Schema.String,
   generatedAt: Schema.String,
   lastScanAt: Schema.NullOr(Schema.String),

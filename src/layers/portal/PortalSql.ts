@@ -24,9 +24,11 @@ import doraFills from "../../migrations/portal/0003_dora_fills.js"
 import licences from "../../migrations/portal/0004_licences.js"
 import seals from "../../migrations/portal/0005_seals.js"
 import type { LicenceStore } from "../../services/portal/LicenceStore.js"
+import type { SealStore } from "../../services/portal/SealStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import * as NodeSqlite from "../NodeSqlite.js"
 import { LicenceStoreLive } from "./licenceStore.js"
+import { SealStoreLive } from "./sealStore.js"
 import { PortalStoreLive } from "./store.js"
 
 export interface PortalStoreSettings {
@@ -181,13 +183,15 @@ export const portalSqlClient = (
 
 /** The store over a client it migrates first (what `portalStoreLayer` builds; tests give their own client). */
 export const portalStoreOnClient: Layer.Layer<
-  PortalStore | LicenceStore,
+  PortalStore | LicenceStore | SealStore,
   SqlError | SchemaMigrationRequired,
   SqlClient.SqlClient
-> = Layer.mergeAll(PortalStoreLive, LicenceStoreLive).pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
+> = Layer.mergeAll(PortalStoreLive, LicenceStoreLive, SealStoreLive).pipe(
+  Layer.provide(Layer.effectDiscard(migratePortal))
+)
 
 /** The portal's store for `settings`: connected, migrated. */
 export const portalStoreLayer = (
   settings: PortalStoreSettings
-): Layer.Layer<PortalStore | LicenceStore, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
+): Layer.Layer<PortalStore | LicenceStore | SealStore, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
   portalStoreOnClient.pipe(Layer.provide(portalSqlClient(settings)))

@@ -19,14 +19,25 @@ import {
   recordKeyHeader
 } from "../../domain/Portal.js"
 import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
-import { RevokedLicences } from "../../domain/Sync.js"
+import { RevokedLicences, SealBundle, SealRequest, syncTokenHeader } from "../../domain/Sync.js"
 import {
   ClaimNotFound,
+  ControllerRequired,
   IngestRateLimited,
   IngestUnauthorized,
   InvalidParam,
+  LicenceExpired,
+  LicenceInvalid,
+  LicenceMissing,
+  LicenceRevoked,
+  LicenceTenantMismatch,
+  OpenLegalCalls,
   SchemaMigrationRequired,
-  SnapshotTooLarge
+  SealPullFailed,
+  SignerNameRequired,
+  SnapshotTooLarge,
+  SyncUnauthorized,
+  TermsNotAccepted
 } from "../../errors/index.js"
 import { version } from "../../version.js"
 
@@ -92,6 +103,43 @@ const portal = HttpApiGroup.make("portal")
       .addSuccess(ClaimInfo)
       .addError(ClaimNotFound)
       .annotate(OpenApi.Summary, "a claim's public state: live, or superseded with its successor")
+  )
+  // ── seal (issue 12): a paired machine's sync token; docs/seal.md ──
+  .add(
+    HttpApiEndpoint.get("sealPull", "/sync/seal")
+      .setHeaders(Schema.Struct({ [syncTokenHeader]: Schema.optional(Schema.String) }))
+      .addSuccess(SealBundle.annotations({ identifier: "SealBundle" }))
+      .addError(SyncUnauthorized)
+      .addError(SealPullFailed, { status: 404 })
+      .annotate(
+        OpenApi.Summary,
+        "the paired claim's newest seal: its signed artifacts (404 SEAL_PULL_FAILED: none yet)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("seal", "/sync/seal")
+      .setHeaders(Schema.Struct({ [syncTokenHeader]: Schema.optional(Schema.String) }))
+      .setPayload(SealRequest.annotations({ identifier: "SealRequest" }))
+      .addSuccess(SealBundle.annotations({ identifier: "SealBundle" }), { status: 201 })
+      .addError(SyncUnauthorized)
+      .addError(LicenceMissing)
+      .addError(LicenceInvalid)
+      .addError(LicenceTenantMismatch)
+      .addError(LicenceExpired)
+      .addError(LicenceRevoked)
+      .addError(TermsNotAccepted)
+      .addError(ControllerRequired)
+      .addError(SignerNameRequired)
+      .addError(OpenLegalCalls)
+      .annotate(OpenApi.Summary, "seal the paired claim's newest draft (`catalog verify`, a human at a terminal)")
+      .annotate(
+        OpenApi.Description,
+        "Checked in this order, as on the claim page: the sync token (401 SYNC_UNAUTHORIZED), the licence key " +
+          "(LICENCE_MISSING, LICENCE_INVALID, LICENCE_TENANT_MISMATCH, LICENCE_EXPIRED, LICENCE_REVOKED), the " +
+          "snapshot reviewed is the claim's newest (400 INVALID_PARAM snapshotSha256), TERMS_NOT_ACCEPTED (when the " +
+          "portal sets CATALOG_TOS_VERSION), CONTROLLER_REQUIRED, SIGNER_NAME_REQUIRED, OPEN_LEGAL_CALLS (unless " +
+          "acknowledgeOpenCalls: then recorded). Each artifact carries a detached Ed25519 signature by the portal's key."
+      )
   )
   .add(
     HttpApiEndpoint.get("revokedLicences", "/licences/revoked")

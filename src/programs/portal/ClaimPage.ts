@@ -64,6 +64,12 @@ const dateFormat = new Intl.DateTimeFormat("en-GB", {
 const num = (n: number): string => numberFormat.format(n)
 const plural = (n: number, one: string, many = `${one}s`): string => `${num(n)} ${n === 1 ? one : many}`
 
+/** An ISO-8601 instant as "24 Nov 2026, 16:42 UTC" (plain text; anything unparsable as given). */
+const whenText = (iso: string): string => {
+  const t = Date.parse(iso)
+  return Number.isNaN(t) ? iso : `${dateFormat.format(t)} UTC`
+}
+
 /** An ISO-8601 instant as "24 Nov 2026, 16:42 UTC" in a <time>; anything unparsable is shown as given. */
 const when = (iso: string | null | undefined, missing = "never"): Html => {
   if (iso === null || iso === undefined || iso === "") return html`<span class="muted">${missing}</span>`
@@ -138,6 +144,7 @@ main { max-width: 1180px; margin: 0 auto; padding: 24px 24px 48px; }
 .stamp { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 16px; margin: 0 0 18px; padding: 12px 18px; border: 2px solid var(--bad); border-radius: var(--radius); color: var(--bad); background: repeating-linear-gradient(-45deg, #fff7f6, #fff7f6 12px, #fdeeec 12px, #fdeeec 24px); }
 .stamp strong { font-size: 1.05rem; letter-spacing: 0.04em; }
 .stamp span { color: var(--text); font-size: 0.9em; }
+.stamp.official { border-color: var(--ok); color: var(--ok); background: var(--ok-bg); }
 .banner { padding: 12px 16px; border-radius: var(--radius); margin: 0 0 16px; border: 1px solid var(--border); border-left-width: 5px; background: var(--surface); }
 .banner strong { display: block; }
 .banner.local { border-left-color: var(--accent-2); background: var(--accent-soft); }
@@ -225,8 +232,16 @@ footer.foot { max-width: 1180px; margin: 0 auto; padding: 0 24px 32px; color: va
 }
 `
 
+/** The official record's stylesheet: the same, with the printed page header saying what it is. */
+const officialStyle = style.replace(
+  `@top-center { content: "${stamp}"; color: #b42318;`,
+  `@top-center { content: "OFFICIAL RECORD — sealed; see the first page for who and when"; color: #1a7f4b;`
+).replace("color: rgba(180, 35, 24, 0.08)", "color: rgba(26, 127, 75, 0.08)")
+
 /** The SHA-256 of the inline stylesheet, as CSP names it (`'sha256-…'`). */
 export const claimPageStyleHash = `'sha256-${createHash("sha256").update(style, "utf8").digest("base64")}'`
+/** The official record's stylesheet hash (for serving `ropa.html` from the portal under the CSP). */
+export const officialStyleHash = `'sha256-${createHash("sha256").update(officialStyle, "utf8").digest("base64")}'`
 
 /**
  * The Content-Security-Policy every page rendered here needs, and all it needs: its one inline
@@ -235,7 +250,7 @@ export const claimPageStyleHash = `'sha256-${createHash("sha256").update(style, 
 export const claimPageCsp =
   `default-src 'none'; style-src ${claimPageStyleHash}; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
 
-const document = (title: string, badge: string, body: Html): string =>
+const document = (title: string, badge: string, body: Html, css: string = style): string =>
   "<!doctype html>\n" +
   html`<html lang="en">
 <head>
@@ -245,7 +260,7 @@ const document = (title: string, badge: string, body: Html): string =>
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light">
 <title>${title}</title>
-<style>${new Html(style)}</style>
+<style>${new Html(css)}</style>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -284,6 +299,11 @@ export interface ClaimPageContext {
   readonly notice: string | null
   /** The claim's newest licence (portal mode), null when none was issued; absent: no licence section. */
   readonly licence?: LicenceInfo | null
+  /**
+   * The official variant (the sealed `ropa.html`): the DRAFT stamp, watermark and badge are replaced by
+   * "OFFICIAL RECORD — sealed <date> by <name>, <role>"; no form, no link back to the portal.
+   */
+  readonly official?: OfficialStamp | undefined
 }
 
 /** The licence state of a claim on the portal: none, active until …, expired, revoked (issue 12). */
@@ -304,6 +324,35 @@ const licenceSection = (ctx: ClaimPageContext): Html => {
 <p id="licence-state" data-state="${l === null ? "none" : l.state}">${state}</p>
 </section>`
 }
+
+export interface OfficialStamp {
+  readonly sealId: string
+  readonly sealedAt: string
+  readonly signerName: string
+  readonly signerRole: string
+  readonly termsVersion: string | null
+  readonly licenceId: string
+  readonly acknowledgedOpenCalls: ReadonlyArray<
+    { readonly activity: string; readonly field: string; readonly status: string }
+  >
+}
+
+/** "OFFICIAL RECORD — sealed 24 Nov 2026, 16:42 UTC by Ada Lovelace, DPO". */
+export const officialStampText = (o: OfficialStamp): string =>
+  `OFFICIAL RECORD — sealed ${whenText(o.sealedAt)} by ${o.signerName}, ${o.signerRole}`
+
+const officialStamp = (o: OfficialStamp): Html =>
+  html`<div class="stamp official" role="note" id="official-stamp"><strong>${
+    officialStampText(o)
+  }</strong><span>Seal <code>${o.sealId}</code> under licence <code>${o.licenceId}</code>${
+    o.termsVersion !== null ? html`; customer agreement version <code>${o.termsVersion}</code> accepted` : ""
+  }. Each file of this record carries a detached Ed25519 signature by the portal's key (see manifest.json).${
+    o.acknowledgedOpenCalls.length > 0
+      ? html` Sealed with ${plural(o.acknowledgedOpenCalls.length, "open legal call")} acknowledged: ${
+        o.acknowledgedOpenCalls.map((c, i) => html`${i > 0 ? "; " : ""}${c.activity} — ${c.field} (${c.status})`)
+      }.`
+      : ""
+  }</span></div>`
 
 const modeBanner = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
   if (ctx.mode === "local") {
@@ -357,7 +406,7 @@ const overview = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
       ["DORA", dora],
       [
         "Record",
-        html`<span class="badge bad">${
+        html`<span class="badge ${snapshot.ropa.seal === "draft" ? "bad" : "ok"}">${
           snapshot.ropa.seal === "draft" ? "Draft" : "Sealed"
         }</span> ${snapshot.ropa.stamp}`
       ]
@@ -686,7 +735,7 @@ const provenanceSection = (snapshot: Snapshot): Html => {
           ? muted("none")
           : methods.map(([m, n], i) => html`${i > 0 ? ", " : ""}<code>${m}</code> ${num(n)}`)
       ],
-      ["Seal", html`<span class="badge bad">${p.seal}</span> ${p.stamp}`]
+      ["Seal", html`<span class="badge ${p.seal === "sealed" ? "ok" : "bad"}">${p.seal}</span> ${p.stamp}`]
     ])
   }</div>
 <div class="table-wrap"><table class="tbl compact sources-table"><caption>Sources</caption>
@@ -707,12 +756,21 @@ export const renderClaimPage = (snapshot: Snapshot, ctx: ClaimPageContext): stri
     ...(snapshot.glossary.terms.length > 0 ? [["glossary", "Glossary"] as const] : []),
     ["provenance", "Coverage and provenance"]
   ]
-  const body = html`<div class="print-only print-watermark" aria-hidden="true">DRAFT</div>
+  const official = ctx.official
+  const body = html`<div class="print-only print-watermark" aria-hidden="true">${
+    official !== undefined ? "OFFICIAL" : "DRAFT"
+  }</div>
 <main id="main">
 ${ctx.notice !== null ? html`<div class="banner notice" role="status" id="notice">${ctx.notice}</div>` : ""}
-${modeBanner(snapshot, ctx)}
-<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>Drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>
-<div class="page-head"><h1>Record of processing — draft</h1>
+${official !== undefined ? "" : modeBanner(snapshot, ctx)}
+${
+    official !== undefined
+      ? officialStamp(official)
+      : html`<div class="stamp" role="note" id="draft-stamp"><strong>${stamp}</strong><span>Drafted by a tool from metadata only. Legal calls marked “Suggested” are machine suggestions until a named human confirms them.</span></div>`
+  }
+<div class="page-head"><h1>${
+    official !== undefined ? "Record of processing — official" : "Record of processing — draft"
+  }</h1>
 <p class="lead">Drafted ${when(snapshot.createdAt)} with ${snapshot.tool.name} ${snapshot.tool.version}${
     ctx.mode === "local" ? " on this machine" : ""
   }.</p></div>
@@ -729,9 +787,10 @@ ${lineageSection(snapshot)}
 ${glossarySection(snapshot)}
 ${provenanceSection(snapshot)}
 </main>
-<footer class="foot"><p>${stamp}. Snapshot format ${snapshot.format} v${snapshot.version}, drafted ${
-    when(snapshot.createdAt)
-  }.</p></footer>`
+<footer class="foot"><p>${
+    official !== undefined ? officialStampText(official) : stamp
+  }. Snapshot format ${snapshot.format} v${snapshot.version}, drafted ${when(snapshot.createdAt)}.</p></footer>`
+  if (official !== undefined) return document("Record of processing — official", "Official record", body, officialStyle)
   return document(
     "Claim page — draft record",
     ctx.mode === "local" ? "Local preview · read-only" : "Draft",

@@ -22,6 +22,7 @@ import {
 import { Cause, Effect, Layer, Option } from "effect"
 import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../domain/Portal.js"
 import { uploadCapBytes } from "../../domain/Snapshot.js"
+import { syncTokenHeader } from "../../domain/Sync.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
 import { type Mail } from "../../services/Mail.js"
 import { LicenceStore } from "../../services/portal/LicenceStore.js"
@@ -32,6 +33,7 @@ import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
 import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
 import { nowIso, PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { ingestHandler } from "./Ingest.js"
+import { postSeal, pullSeal } from "./SealRoutes.js"
 
 const securityHeaders = {
   "content-security-policy": claimPageCsp,
@@ -91,6 +93,8 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
         const revoked = yield* (yield* LicenceStore).revokedIds
         return { revoked, at: yield* nowIso }
       })))
+    .handle("sealPull", ({ headers }) => sqlDies(pullSeal(headers[syncTokenHeader])))
+    .handle("seal", ({ headers, payload }) => sqlDies(postSeal(headers[syncTokenHeader], payload)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
 const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))

@@ -43,6 +43,11 @@ export interface PortalSettings {
   readonly trustProxyHops: number
   /** How mail is delivered (`transport: "none"`: the portal starts, warns, and mail reports MAIL_NOT_CONFIGURED). */
   readonly mail: MailConfig
+  /**
+   * The customer agreement's version (CATALOG_TOS_VERSION): when set, sealing needs its acceptance
+   * (TERMS_NOT_ACCEPTED) and the seal records it; null = no acceptance required.
+   */
+  readonly termsVersion: string | null
 }
 
 export type Env = Readonly<Record<string, string | undefined>>
@@ -254,6 +259,7 @@ export const parseSettings = (input: {
       ingestToken,
       rateLimit,
       trustProxyHops,
-      mail: mail.right
+      mail: mail.right,
+      termsVersion: set(env, "CATALOG_TOS_VERSION")?.slice(0, 100) ?? null
     })
   })

@@ -16,6 +16,7 @@ import { portalStoreLayer } from "../../layers/portal/PortalSql.js"
 import { AppEnv, stderrLine } from "../../services/AppEnv.js"
 import { describeMailConfig, type Mail } from "../../services/Mail.js"
 import type { LicenceStore } from "../../services/portal/LicenceStore.js"
+import type { SealStore } from "../../services/portal/SealStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import { PortalContext } from "./Context.js"
 import { PortalServerLive } from "./Server.js"
@@ -64,7 +65,7 @@ const isServeError = (e: unknown): e is ServeError =>
 export const startPortal = (
   settings: PortalSettings,
   services: {
-    readonly store: Layer.Layer<PortalStore | LicenceStore>
+    readonly store: Layer.Layer<PortalStore | LicenceStore | SealStore>
     readonly mail: Layer.Layer<Mail>
     readonly log: (line: string) => void
   }
