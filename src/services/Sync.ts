@@ -190,7 +190,7 @@ export class Sync extends Effect.Service<Sync>()("catalog/Sync", {
           return e._tag === "SyncMisconfigured"
             ? {
               status: "skipped",
-              message: `Push skipped (${e.code}): ${e.message} The local scan still stands; push skipped.`,
+              message: `Push skipped (${e.code}): ${e.message} The local scan still stands.`,
               error
             } satisfies UploadOutcome
             : {

@@ -94,7 +94,7 @@ const scan = Effect.gen(function*() {
         `  ${red(s.error!.code)} ${s.id}: ${s.error!.message}${s.error!.fix ? `\n    fix: ${s.error!.fix}` : ""}`
       ),
       `Changes: ${r.summary.changes} (${r.summary.added} datasets added, ${r.summary.dropped} dropped, ${r.summary.changed} changed, ${r.summary.unchanged} unchanged, ${r.summary.reclassified} columns reclassified)`,
-      r.upload.status === "failed" && r.upload.error !== undefined
+      r.upload.error !== undefined
         ? `${yellow(r.upload.message)}${r.upload.error.fix !== null ? `\n  fix: ${r.upload.error.fix}` : ""}`
         : r.upload.message,
       dim("Next: catalog status · catalog search <words> · catalog log")

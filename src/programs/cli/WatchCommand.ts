@@ -127,7 +127,7 @@ export const watch = Command.make("watch", {
         ...(delivery && !("delivered" in delivery)
           ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`]
           : []),
-        s.upload.status === "failed" && s.upload.error !== undefined
+        s.upload.error !== undefined
           ? `${yellow(s.upload.message)}${s.upload.error.fix !== null ? `\n  fix: ${s.upload.error.fix}` : ""}`
           : s.upload.message
       ].join("\n"))
