@@ -13,6 +13,7 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { request } from "../programs/portal/harness.js"
 import { type CliResult, tempProject, writeFile } from "../utils/cli.js"
 import { type PortalProcess, runCliAsync, startPortalProcess } from "../utils/portalProcess.js"
 
@@ -44,33 +45,6 @@ interface DoctorJson {
 }
 
 const ingestToken = "ingest-sync-e2e-4410"
-
-/** One request over node:http (no keep-alive). */
-const request = (
-  base: string,
-  target: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string } = {}
-) =>
-  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const u = new URL(target, base)
-    const req = http.request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method: opts.method ?? "GET",
-        headers: opts.headers,
-        agent: false
-      },
-      (res) => {
-        let body = ""
-        res.on("data", (c: Buffer) => (body += c.toString("utf8")))
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-      }
-    )
-    req.on("error", reject)
-    req.end(opts.body)
-  })
 
 describe("pairing and sync end to end (portal process on SQLite)", () => {
   const project = tempProject("ldc-sync-")

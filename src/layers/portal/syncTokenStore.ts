@@ -10,7 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Schema } from "effect"
 import type { SyncTokenInfo } from "../../domain/Sync.js"
 import { keptSnapshots, SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
-import { portalRowInvalid } from "./store.js"
+import { decoder } from "./store.js"
 
 const TokenRow = Schema.Struct({
   id: Schema.String,
@@ -22,10 +22,6 @@ const TokenRow = Schema.Struct({
 const MatchRow = Schema.Struct({ id: Schema.String, claim_id: Schema.String, revoked_at: Schema.NullOr(Schema.String) })
 const IdRow = Schema.Struct({ id: Schema.String })
 
-const decoder = <A, I>(table: string, schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
-  return (rows: ReadonlyArray<unknown>) => decode(rows).pipe(Effect.mapError((e) => portalRowInvalid(table, e)))
-}
 const decodeTokens = decoder("sync_tokens", TokenRow)
 const decodeMatches = decoder("sync_tokens", MatchRow)
 const decodeIds = decoder("sync_tokens", IdRow)

@@ -6,17 +6,16 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { portalSqlClient, portalStoreOnClient, type PortalStores } from "../../../src/layers/portal/PortalSql.js"
 import { keptSnapshots, SyncTokenStore } from "../../../src/services/portal/SyncTokenStore.js"
 import { type IngestInput, PortalStore } from "../../../src/services/PortalStore.js"
+import { tempProject } from "../../utils/cli.js"
 import { makePgDatabase } from "../../utils/databases.js"
 
-const tempHome = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "portal-sync-store-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+const tempHome = Effect.map(
+  Effect.acquireRelease(Effect.sync(() => tempProject("portal-sync-store-")), (p) => Effect.sync(p.cleanup)),
+  (p) => p.dir
 )
 
 const backends: ReadonlyArray<{
