@@ -3,6 +3,11 @@
  * snapshot bytes, the record key header and, when set, the ingest token. The answer is read as the
  * contract says: 201 → an IngestReceipt (decoded with its Schema); the portal's error envelope → the
  * registry error of that code; anything else → PORTAL_UNREACHABLE naming the address and what came back.
+ *
+ * The sync calls of a paired machine (GET sync, POST sync/snapshots, GET health, GET signing-key) read the
+ * answer the same bounded way, raise only SYNC_UNAUTHORIZED, CLAIM_NOT_SYNCABLE, SNAPSHOT_TOO_LARGE,
+ * INGEST_UNAUTHORIZED and INGEST_RATE_LIMITED as the portal named them, and make everything else SYNC_FAILED
+ * with retry advice.
  */
 import { Effect, Layer, Schema } from "effect"
 import {

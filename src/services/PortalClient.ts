@@ -66,7 +66,8 @@ export const quoted = (v: string): string =>
 
 /**
  * The portal address from CATALOG_PORTAL_URL: unset → null; set but not a plain http(s) address (no user or
- * password, no query, no fragment) → PORTAL_UNREACHABLE naming what is wrong (never echoing a password).
+ * password, no query, no fragment) → the problem in words (never echoing a password), which the caller
+ * raises as its own code (`invite`: PORTAL_UNREACHABLE; a paired machine: SYNC_MISCONFIGURED).
  */
 export const portalAddress = (
   raw: string | undefined
