@@ -239,6 +239,11 @@ describe("pairing and sync end to end (portal process on SQLite)", () => {
     expect(human.code).toBe(0)
     expect(human.stdout).toContain(`Uploaded the refreshed draft to claim ${upload.claimId}`)
 
+    const status = await cli(["status", "--json"], paired())
+    expect((status.json as { upload: string }).upload).toContain(`paired with the portal at ${portal.info.url}`)
+    const unpaired = await cli(["status", "--json"])
+    expect((unpaired.json as { upload: string }).upload).toContain("not paired")
+
     const watch = await cli(["watch", "--json"], paired())
     expect(watch.code, watch.stderr).toBe(0)
     expect((watch.json as { upload: Upload }).upload).toMatchObject({ status: "uploaded", claimId: upload.claimId })
