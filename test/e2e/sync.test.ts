@@ -1,12 +1,13 @@
 /**
  * Pairing and sync end to end, with real processes only: the built CLI (dist/bin.js) scans a SQLite source
- * and syncs with a portal started as `catalog admin serve --port 0 --json` (SQLite store, an ingest token
- * required). The machine is paired through the claim page over plain HTTP with cookies (open the unbound
+ * and syncs with a portal started as `catalog admin serve --port 0 --json` (on SQLite and on PostgreSQL,
+ * the same scenario; an ingest token required). The machine is paired through the claim page over plain HTTP with cookies (open the unbound
  * claim, 'Connect a machine', read the token shown once). Then: every SYNC_* code the way a user hits it,
  * `push` (claim, bytes, SHA-256, time; the portal key pinned 0600; the change-log's pairing and push
  * entries), `start` and `watch` uploading after the scan (and never failing the scan), catalog-only
  * winning, `doctor`'s pairing lines, a changed portal key refused, a revoked token, a superseded claim.
  */
+import { Effect, Exit, Scope } from "effect"
 import { generateKeyPairSync } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -15,6 +16,7 @@ import { DatabaseSync } from "node:sqlite"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { request } from "../programs/portal/harness.js"
 import { type CliResult, tempProject, writeFile } from "../utils/cli.js"
+import { makePgDatabase } from "../utils/databases.js"
 import { type PortalProcess, runCliAsync, startPortalProcess } from "../utils/portalProcess.js"
 
 interface ErrorJson {
@@ -46,8 +48,9 @@ interface DoctorJson {
 
 const ingestToken = "ingest-sync-e2e-4410"
 
-describe("pairing and sync end to end (portal process on SQLite)", () => {
-  const project = tempProject("ldc-sync-")
+describe.each(["sqlite", "postgres"] as const)("pairing and sync end to end (portal process on %s)", (backend) => {
+  const scope = Effect.runSync(Scope.make())
+  const project = tempProject(`ldc-sync-${backend}-`)
   const workspace = path.join(project.dir, "workspace")
   const portalCwd = path.join(project.dir, "portal")
   const dbFile = path.join(workspace, "app.db")
@@ -109,9 +112,15 @@ describe("pairing and sync end to end (portal process on SQLite)", () => {
     const signing = path.join(portalCwd, "signing.pem")
     fs.writeFileSync(signing, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 })
     publicKeyPem = publicKey.export({ type: "spki", format: "pem" }).toString()
+    const store = backend === "postgres"
+      ? {
+        CATALOG_PORTAL_DATABASE_URL:
+          (await Effect.runPromise(Scope.extend(makePgDatabase({ analyze: false }), scope))).url
+      }
+      : { CATALOG_PORTAL_HOME: path.join(portalCwd, "home") }
     portal = await startPortalProcess(portalCwd, {
       CATALOG_PORTAL_SIGNING_KEY: signing,
-      CATALOG_PORTAL_HOME: path.join(portalCwd, "home"),
+      ...store,
       CATALOG_DEV_MODE: "1",
       CATALOG_INGEST_TOKEN: ingestToken
     })
@@ -141,6 +150,7 @@ describe("pairing and sync end to end (portal process on SQLite)", () => {
 
   afterAll(async () => {
     await portal?.stop()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     project.cleanup()
   })
 
