@@ -10,24 +10,10 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { PortalClientLive } from "../../src/layers/PortalClient.js"
 import { PortalClient } from "../../src/services/PortalClient.js"
+import { withLocalServer } from "../utils/localServer.js"
 
 const withServer = <A, E>(handler: http.RequestListener, use: (url: string) => Effect.Effect<A, E, PortalClient>) =>
-  Effect.acquireUseRelease(
-    Effect.promise(() =>
-      new Promise<http.Server>((resolve) => {
-        const s = http.createServer(handler)
-        s.listen(0, "127.0.0.1", () => resolve(s))
-      })
-    ),
-    (s) => use(`http://127.0.0.1:${(s.address() as AddressInfo).port}`),
-    (s) =>
-      Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections()
-          s.close(() => resolve())
-        })
-      )
-  ).pipe(Effect.provide(PortalClientLive))
+  withLocalServer(handler, use).pipe(Effect.provide(PortalClientLive))
 
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers })
