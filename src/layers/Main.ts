@@ -3,9 +3,11 @@
  * their context); the CLI's write commands get `Store` as well. Each layer factory is bound once.
  */
 import { Effect, Layer } from "effect"
+import { AppEnv } from "../services/AppEnv.js"
 import { ConfigFile } from "../services/ConfigFile.js"
 import { ReaderConfigTag, ReaderLive } from "../services/Reader.js"
 import { Secrets } from "../services/Secrets.js"
+import { resolvePairing } from "../services/Sync.js"
 import { SqlWriteLive, StoreReadOnlyLive } from "./Sql.js"
 
 /** What the reader knows of catalog.yml, when there is one (a broken file only loses coverage detail). */
@@ -13,8 +15,10 @@ export const ReaderConfigLive = Layer.effect(
   ReaderConfigTag,
   Effect.gen(function*() {
     const cfg = yield* ConfigFile
+    const env = yield* AppEnv
     const loaded = yield* cfg.loadOptional().pipe(Effect.orElseSucceed(() => null))
     const f = loaded?.file
+    const pairing = yield* Effect.either(resolvePairing(env.env))
     return {
       controller: f?.controller ? { name: f.controller.name ?? null, contact: f.controller.contact ?? null } : null,
       dora: f?.dora
@@ -30,6 +34,7 @@ export const ReaderConfigLive = Layer.effect(
         : null,
       configuredSources: loaded ? loaded.file.sources : null,
       catalogOnly: loaded?.file.catalogOnly ?? false,
+      pairedWith: pairing._tag === "Right" && pairing.right.kind === "paired" ? pairing.right.request.portalUrl : null,
       now: () => new Date()
     }
   })

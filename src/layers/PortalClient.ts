@@ -3,23 +3,47 @@
  * snapshot bytes, the record key header and, when set, the ingest token. The answer is read as the
  * contract says: 201 → an IngestReceipt (decoded with its Schema); the portal's error envelope → the
  * registry error of that code; anything else → PORTAL_UNREACHABLE naming the address and what came back.
+ *
+ * The sync calls of a paired machine (GET sync, POST sync/snapshots, GET health, GET signing-key) read the
+ * answer the same bounded way, raise only SYNC_UNAUTHORIZED, CLAIM_NOT_SYNCABLE, SNAPSHOT_TOO_LARGE,
+ * INGEST_UNAUTHORIZED and INGEST_RATE_LIMITED as the portal named them, and make everything else SYNC_FAILED
+ * with retry advice.
  */
 import { Effect, Layer, Schema } from "effect"
-import { ingestPath, IngestReceipt, ingestTokenScheme, recordKeyHeader } from "../domain/Portal.js"
-import { RevokedLicences, revokedLicencesPath } from "../domain/Sync.js"
+import {
+  healthPath,
+  ingestPath,
+  IngestReceipt,
+  ingestTokenScheme,
+  PortalHealth,
+  recordKeyHeader,
+  signingKeyPath
+} from "../domain/Portal.js"
+import {
+  RevokedLicences,
+  revokedLicencesPath,
+  syncPath,
+  SyncReceipt,
+  syncSnapshotsPath,
+  SyncStatus,
+  syncTokenHeader
+} from "../domain/Sync.js"
 import {
   type CatalogErrorShape,
+  ClaimNotSyncable,
   IngestRateLimited,
   IngestUnauthorized,
   PortalUnreachable,
   SchemaMigrationRequired,
   SnapshotTooLarge,
-  SyncFailed
+  SyncFailed,
+  SyncUnauthorized
 } from "../errors/index.js"
 import {
   PortalClient,
   type RevokedLicencesRequest,
   revokedLicencesTimeoutMs,
+  type SyncRequest,
   type UploadRequest,
   uploadTimeoutMs
 } from "../services/PortalClient.js"
@@ -259,4 +283,148 @@ const revokedLicences = (r: RevokedLicencesRequest): Effect.Effect<RevokedLicenc
     )
   })
 
-export const PortalClientLive = Layer.succeed(PortalClient, PortalClient.of({ upload, revokedLicences }))
+// ── sync (issue 12): the same bounded read; a short allowlist of codes; everything else SYNC_FAILED ──
+
+/** The codes a paired machine acts on, raised as the portal named them. */
+const syncErrors = [
+  SyncUnauthorized,
+  ClaimNotSyncable,
+  SnapshotTooLarge,
+  IngestUnauthorized,
+  IngestRateLimited
+] as const
+
+/** A sync call's default time limit (a push sends up to 5 MB). */
+const syncTimeoutMs = 30_000
+
+const syncRetry = (portal: string) =>
+  `Check that the portal runs at ${portal} (CATALOG_PORTAL_URL), then retry \`catalog push\` in a few minutes; the local catalog is unchanged.`
+
+const syncFailed = (message: string, portal: string) => new SyncFailed({ message, fix: syncRetry(portal) })
+
+const baseOf = (portalUrl: string) => portalUrl.replace(/\/+$/, "")
+
+/** One exchange with the portal: the answer, or SYNC_FAILED naming why nothing came back. */
+const exchange = (
+  portalUrl: string,
+  target: string,
+  init: { readonly method: "GET" | "POST"; readonly headers: Record<string, string>; readonly body?: string },
+  timeoutMs: number
+) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const res = await fetch(`${baseOf(portalUrl)}${target}`, {
+        method: init.method,
+        headers: { "user-agent": `local-data-catalog/${version}`, ...init.headers },
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        redirect: "manual",
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
+      })
+      const { cut, text } = await readCapped(res, answerCapBytes)
+      let json: unknown = undefined
+      try {
+        json = cut ? undefined : JSON.parse(text)
+      } catch {
+        json = undefined
+      }
+      return { status: res.status, text, json, contentType: res.headers.get("content-type"), res }
+    },
+    catch: (e) => syncFailed(`The portal at ${portalUrl} cannot be reached: ${networkReason(e)}.`, portalUrl)
+  })
+
+type Answer = Effect.Effect.Success<ReturnType<typeof exchange>>
+
+/** An answer that is not `expected`: the portal's allowed code, else SYNC_FAILED saying what came back. */
+const syncRefusal = (answer: Answer, portalUrl: string, target: string): CatalogErrorShape => {
+  const envelope = decodeEnvelope(answer.json)
+  if (envelope._tag === "Some") {
+    const env = envelope.value
+    const cls = syncErrors.find((c) => c.code === env.error.code)
+    if (cls !== undefined) {
+      const after = answer.res.headers.get("retry-after")?.trim() ?? ""
+      const wait = env.error.code === "INGEST_RATE_LIMITED" && after !== ""
+        ? /^\d+$/.test(after) ? ` Retry after ${after} seconds.` : ` Retry after ${printable(after, 60)}.`
+        : ""
+      return new cls({
+        message: `${printable(env.error.message)}${wait}`,
+        ...(env.error.fix !== undefined && env.error.fix !== null ? { fix: printable(env.error.fix) } : {}),
+        ...(env.error.param !== undefined ? { param: printable(env.error.param, 80) } : {})
+      })
+    }
+    return syncFailed(
+      `The portal at ${portalUrl} answered ${target} with HTTP ${answer.status} (${printable(env.error.code, 60)}: ${
+        printable(env.error.message, 300)
+      }).`,
+      portalUrl
+    )
+  }
+  return syncFailed(
+    `The server at ${portalUrl} is not answering as a catalog portal: ${target} gave HTTP ${answer.status} (${
+      describeBody(answer.contentType, answer.text)
+    }).`,
+    portalUrl
+  )
+}
+
+const syncHeaders = (r: SyncRequest): Record<string, string> => ({
+  [syncTokenHeader]: r.syncToken,
+  ...(r.ingestToken !== null ? { authorization: `${ingestTokenScheme} ${r.ingestToken}` } : {})
+})
+
+/** The answer decoded with `schema` when its status is `expected`; else the refusal. */
+const expect = <A, I>(
+  answer: Answer,
+  expected: number,
+  schema: Schema.Schema<A, I>,
+  portalUrl: string,
+  target: string
+): Effect.Effect<A, CatalogErrorShape> => {
+  if (answer.status !== expected) return Effect.fail(syncRefusal(answer, portalUrl, target))
+  const decoded = Schema.decodeUnknownEither(schema)(answer.json)
+  return decoded._tag === "Right" ? Effect.succeed(decoded.right) : Effect.fail(syncFailed(
+    `The server at ${portalUrl} answered ${target} with HTTP ${expected} but not as a catalog portal does (${
+      describeBody(answer.contentType, answer.text)
+    }).`,
+    portalUrl
+  ))
+}
+
+const syncStatus = (r: SyncRequest) =>
+  Effect.flatMap(
+    exchange(r.portalUrl, syncPath, { method: "GET", headers: syncHeaders(r) }, r.timeoutMs ?? syncTimeoutMs),
+    (a) => expect(a, 200, SyncStatus, r.portalUrl, syncPath)
+  )
+
+const push = (r: SyncRequest & { readonly body: string }) =>
+  Effect.flatMap(
+    exchange(r.portalUrl, syncSnapshotsPath, {
+      method: "POST",
+      headers: { ...syncHeaders(r), "content-type": "application/json" },
+      body: r.body
+    }, r.timeoutMs ?? syncTimeoutMs),
+    (a) => expect(a, 201, SyncReceipt, r.portalUrl, syncSnapshotsPath)
+  )
+
+const health = (portalUrl: string) =>
+  Effect.flatMap(
+    exchange(portalUrl, healthPath, { method: "GET", headers: {} }, 10_000),
+    (a) => expect(a, 200, PortalHealth, portalUrl, healthPath)
+  )
+
+const pemPattern = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]{40,400}-----END PUBLIC KEY-----\r?\n?$/
+
+const signingKey = (portalUrl: string) =>
+  Effect.flatMap(exchange(portalUrl, signingKeyPath, { method: "GET", headers: {} }, 10_000), (a) => {
+    if (a.status !== 200) return Effect.fail(syncRefusal(a, portalUrl, signingKeyPath))
+    return pemPattern.test(a.text) ? Effect.succeed(a.text) : Effect.fail(syncFailed(
+      `The server at ${portalUrl} answered ${signingKeyPath} without a public key (${
+        describeBody(a.contentType, a.text)
+      }).`,
+      portalUrl
+    ))
+  })
+
+export const PortalClientLive = Layer.succeed(
+  PortalClient,
+  PortalClient.of({ upload, revokedLicences, syncStatus, push, health, signingKey })
+)

@@ -13,7 +13,11 @@ export interface ChangeEntryInput {
   readonly at: string
   /** The scan that made the change; `null` for a human act. */
   readonly scanId: number | null
-  /** `dataset.added`, `column.classified`, `lineage.added`, `dora.set`… */
+  /**
+   * `dataset.added`, `column.classified`, `lineage.added`, `dora.set`, `sync.paired` (entity: the sync token
+   * id; the first successful sync with it), `sync.pushed` (entity: the claim id)… Each kind's one-line
+   * summary is in reader/changes.ts.
+   */
   readonly kind: string
   /** The id of what changed: a dataset, column, edge, term, source, DORA cell… */
   readonly entity: string

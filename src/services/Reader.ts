@@ -62,6 +62,8 @@ export interface ReaderConfig {
   } | null
   readonly configuredSources: ReadonlyArray<ConfiguredSource> | null
   readonly catalogOnly: boolean
+  /** The portal this machine is paired with (CATALOG_PORTAL_URL and CATALOG_SYNC_TOKEN both set), else null. */
+  readonly pairedWith?: string | null
   readonly now: () => Date
 }
 /** A catalog row this version cannot read (the store's SCHEMA_MIGRATION_REQUIRED, naming the table). */
@@ -140,6 +142,8 @@ export const ReaderLive = Layer.effect(
         catalogOnly: cfg.catalogOnly,
         upload: cfg.catalogOnly
           ? "catalog-only is on: no metadata ever leaves this machine, even when paired."
+          : cfg.pairedWith !== undefined && cfg.pairedWith !== null
+          ? `paired with the portal at ${cfg.pairedWith}: start and watch upload the refreshed draft after each scan, push on demand.`
           : "local only: not paired with a portal, nothing was uploaded.",
         sourceStates: states
       } satisfies Status

@@ -72,7 +72,22 @@ export interface ScanReport {
     readonly missing: ReadonlyArray<string>
     readonly line: string
   }
-  readonly upload: string
+  /** Whether the refreshed draft left this machine (the CLI replaces it after the upload of a paired machine). */
+  readonly upload: UploadOutcome
+}
+
+/**
+ * What happened to the refreshed draft after a scan: `local` (not paired), `skipped` (catalog-only, or the
+ * pairing is misconfigured), `uploaded` to the paired claim, or `failed` (the code; the scan still stands).
+ */
+export interface UploadOutcome {
+  readonly status: "local" | "skipped" | "uploaded" | "failed"
+  /** The line every surface prints. */
+  readonly message: string
+  readonly claimId?: string
+  readonly bytes?: number
+  readonly sha256?: string
+  readonly error?: { readonly code: string; readonly message: string; readonly fix: string | null }
 }
 
 /** Called as each source finishes; the CLI draws progress on stderr from it. */
@@ -255,9 +270,12 @@ export class Scanner extends Effect.Service<Scanner>()("catalog/Scanner", {
           missing: missing.map((r) => r.id),
           line: coverageLine(reports.length, missing.map((r) => ({ id: r.id, reason: r.error?.code ?? "error" })))
         },
-        upload: loaded.file.catalogOnly
-          ? "Stayed local: catalog-only is on, so no metadata ever leaves this machine."
-          : "Stayed local: this machine is not paired with a portal, so nothing was uploaded."
+        upload: (loaded.file.catalogOnly
+          ? { status: "skipped", message: "Stayed local: catalog-only is on, so no metadata ever leaves this machine." }
+          : {
+            status: "local",
+            message: "Stayed local: this machine is not paired with a portal, so nothing was uploaded."
+          }) satisfies UploadOutcome as UploadOutcome
       } satisfies ScanReport
     })
 

@@ -198,11 +198,12 @@ describe("catalog CLI (SQLite + CSV, built bin)", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0)
     const report = r.json as {
       coverage: { complete: boolean; line: string }
-      upload: string
+      upload: { status: string; message: string }
       summary: { added: number }
     }
     expect(report.coverage.complete).toBe(true)
-    expect(report.upload).toMatch(/Stayed local/)
+    expect(report.upload.status).toBe("local")
+    expect(report.upload.message).toMatch(/Stayed local/)
     expect(report.summary.added).toBe(5)
 
     const show = cli("show", "shop/main/customers", "--json")

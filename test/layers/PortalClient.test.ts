@@ -5,32 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import type * as http from "node:http"
 import { ingestUrl, PortalClientLive } from "../../src/layers/PortalClient.js"
 import { PortalClient } from "../../src/services/PortalClient.js"
+import { withLocalServer } from "../utils/localServer.js"
 
 /** A server answering every request with `handler`; closed after `use`. */
-const withServer = <A, E>(
-  handler: http.RequestListener,
-  use: (url: string) => Effect.Effect<A, E, PortalClient>
-) =>
-  Effect.acquireUseRelease(
-    Effect.promise(() =>
-      new Promise<http.Server>((resolve) => {
-        const s = http.createServer(handler)
-        s.listen(0, "127.0.0.1", () => resolve(s))
-      })
-    ),
-    (s) => use(`http://127.0.0.1:${(s.address() as AddressInfo).port}`),
-    (s) =>
-      Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          s.closeAllConnections()
-          s.close(() => resolve())
-        })
-      )
-  ).pipe(Effect.provide(PortalClientLive))
+const withServer = <A, E>(handler: http.RequestListener, use: (url: string) => Effect.Effect<A, E, PortalClient>) =>
+  withLocalServer(handler, use).pipe(Effect.provide(PortalClientLive))
 
 const snapshotBody = JSON.stringify({ hello: "not a snapshot, the fake below does not validate" })
 const request = (portalUrl: string, extra: { timeoutMs?: number; ingestToken?: string | null } = {}) =>

@@ -65,10 +65,10 @@ describe("Scanner", () => {
         missing: [],
         line: "The one configured source was reached."
       })
-      assert.strictEqual(
-        report.upload,
-        "Stayed local: this machine is not paired with a portal, so nothing was uploaded."
-      )
+      assert.deepStrictEqual(report.upload, {
+        status: "local",
+        message: "Stayed local: this machine is not paired with a portal, so nothing was uploaded."
+      })
 
       const reader = yield* Reader
       const list = yield* reader.datasets
@@ -433,7 +433,10 @@ describe("Scanner", () => {
     fake.set("shop", shop)
     return Effect.gen(function*() {
       const report = yield* (yield* Scanner).run()
-      assert.strictEqual(report.upload, "Stayed local: catalog-only is on, so no metadata ever leaves this machine.")
+      assert.deepStrictEqual(report.upload, {
+        status: "skipped",
+        message: "Stayed local: catalog-only is on, so no metadata ever leaves this machine."
+      })
       assert.isTrue((yield* (yield* Reader).status).catalogOnly)
     }).pipe(
       Effect.provide(CatalogTest([fake.connector], catalogYaml([fakeSourceYaml("shop")], ["catalogOnly: true"])))

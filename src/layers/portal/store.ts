@@ -86,7 +86,8 @@ export const portalRowInvalid = (table: string, error: ParseResult.ParseError): 
     details: { table }
   })
 
-const decoder = <A, I>(table: string, schema: Schema.Schema<A, I>) => {
+/** Decodes rows of `table` with `schema`; a row that does not decode is SCHEMA_MIGRATION_REQUIRED naming the table. */
+export const decoder = <A, I>(table: string, schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknown(Schema.Array(schema))
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, SchemaMigrationRequired> =>
     decode(rows).pipe(Effect.mapError((e) => portalRowInvalid(table, e)))

@@ -28,6 +28,7 @@ import { Settings } from "../../services/Settings.js"
 import { SourceAdd } from "../../services/SourceAdd.js"
 import { SourceProbe } from "../../services/SourceProbe.js"
 import { Store } from "../../services/Store.js"
+import { Sync } from "../../services/Sync.js"
 import { version } from "../../version.js"
 import { admin } from "./AdminCommands.js"
 import { describe } from "./CatalogCommands.js"
@@ -38,6 +39,7 @@ import { invite, serveClaim } from "./InviteCommands.js"
 import { annotate, dora, glossary, lineage, provenance } from "./ReadCommands.js"
 import { bold, classLabel, CliFlags, dim, emit, green, red, table, yellow } from "./render.js"
 import { skillMarkdown } from "./skill.js"
+import { push, SyncOnCatalog } from "./SyncCommands.js"
 import { evidence, exportCmd, importCmd } from "./TeamCommands.js"
 import { needsSubcommand, positionals } from "./usage.js"
 import { watch } from "./WatchCommand.js"
@@ -60,7 +62,7 @@ const scan = Effect.gen(function*() {
   const env = yield* AppEnv
   const flags = yield* CliFlags
   const draw = env.stderrIsTTY && !flags.json
-  const report = yield* scanner.run((e) => {
+  const scanned = yield* scanner.run((e) => {
     if (!draw) return
     const bar = `[${e.done}/${e.total}]`
     process.stderr.write(
@@ -69,6 +71,8 @@ const scan = Effect.gen(function*() {
         : `\r\u001b[K${bar} ${e.source} ${e.phase === "done" ? "scanned" : "not reached"}\n`
     )
   })
+  // A paired machine uploads the refreshed draft; whatever happens there, the scan stands (exit 0).
+  const report = { ...scanned, upload: yield* (yield* Sync).afterScan(scanned.upload) }
   yield* emit(report, (r) => {
     const lines = [
       bold("Scan complete") + dim(` (scan #${r.summary.scanId})`),
@@ -90,12 +94,14 @@ const scan = Effect.gen(function*() {
         `  ${red(s.error!.code)} ${s.id}: ${s.error!.message}${s.error!.fix ? `\n    fix: ${s.error!.fix}` : ""}`
       ),
       `Changes: ${r.summary.changes} (${r.summary.added} datasets added, ${r.summary.dropped} dropped, ${r.summary.changed} changed, ${r.summary.unchanged} unchanged, ${r.summary.reclassified} columns reclassified)`,
-      r.upload,
+      r.upload.error !== undefined
+        ? `${yellow(r.upload.message)}${r.upload.error.fix !== null ? `\n  fix: ${r.upload.error.fix}` : ""}`
+        : r.upload.message,
       dim("Next: catalog status · catalog search <words> · catalog log")
     ]
     return lines.join("\n")
   })
-}).pipe(Effect.provide(ScanLive))
+}).pipe(Effect.provide(SyncOnCatalog), Effect.provide(ScanLive))
 
 // ── status ───────────────────────────────────────────────────────────────────────────────────
 const status = Command.make("status", {}, () =>
@@ -470,7 +476,7 @@ const doctor = Command.make(
   {},
   () => runDoctor.pipe(Effect.provide(Layer.merge(Secrets.Default, ConnectorsLazy)))
 ).pipe(Command.withDescription(
-  "Check the setup end to end (runtime, catalog.yml, .env, each secret, each source reachable, the store's version) and print the fix for each problem."
+  "Check the setup end to end (runtime, catalog.yml, .env, each secret, each source reachable, the store's version; when paired, the portal reachable, the sync token accepted, the claim live and the portal's key) and print the fix for each problem."
 ))
 
 const configShow = Command.make("config", {}, () =>
@@ -615,6 +621,7 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     mcp,
     open,
     invite,
+    push,
     serveClaim,
     admin
   ]),

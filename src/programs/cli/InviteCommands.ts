@@ -25,7 +25,7 @@ import { indexPath, StoreReadOnlyLive } from "../../layers/Sql.js"
 import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { checkSize, Invite, type InvitePreview } from "../../services/Invite.js"
-import { PortalClient } from "../../services/PortalClient.js"
+import { portalAddress, PortalClient, quoted } from "../../services/PortalClient.js"
 import { ReaderLive } from "../../services/Reader.js"
 import { bold, CliFlags, dim, emit, green, red, stderrLine, yellow } from "./render.js"
 
@@ -38,45 +38,6 @@ const InviteLive = Invite.Default.pipe(
 
 const unboundWarning =
   "--unbound: whoever holds the claim link becomes the record's admin. Give the link only to the person who should own the record."
-
-/** A value quoted for a message: JSON escapes, plus the C1 and bidi controls JSON leaves as they are. */
-const quoted = (v: string): string =>
-  JSON.stringify(v).replace(
-    /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-  )
-
-/**
- * The portal address from CATALOG_PORTAL_URL: unset → null; set but not a plain http(s) address (no user or
- * password, no query, no fragment) → PORTAL_UNREACHABLE naming what is wrong (never echoing a password).
- */
-const portalAddress = (raw: string | undefined): { readonly url: string | null; readonly problem: string | null } => {
-  const v = raw?.trim() ?? ""
-  if (v === "") return { url: null, problem: null }
-  let u: URL
-  try {
-    u = new URL(v)
-  } catch {
-    return { url: null, problem: `CATALOG_PORTAL_URL is ${quoted(v)}, which is not an http(s) address.` }
-  }
-  if (u.username !== "" || u.password !== "") {
-    return {
-      url: null,
-      problem:
-        `CATALOG_PORTAL_URL carries a user name or password (${u.protocol}//…@${u.host}); the portal takes none (an ingest token goes in CATALOG_INGEST_TOKEN).`
-    }
-  }
-  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "") {
-    return { url: null, problem: `CATALOG_PORTAL_URL is ${quoted(v)}, which is not an http(s) address.` }
-  }
-  if (u.search !== "" || u.hash !== "") {
-    return {
-      url: null,
-      problem: `CATALOG_PORTAL_URL has a query or fragment (${quoted(v)}); give the portal's address only.`
-    }
-  }
-  return { url: v, problem: null }
-}
 
 const stayLocal = "or stay local: `catalog invite --no-upload`, then `catalog serve-claim` shows the claim page here."
 

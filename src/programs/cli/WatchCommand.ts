@@ -14,9 +14,11 @@ import { ConfigFile } from "../../services/ConfigFile.js"
 import { Reader } from "../../services/Reader.js"
 import { diffRopa } from "../../services/RopaDiff.js"
 import { Scanner } from "../../services/Scanner.js"
+import { Sync } from "../../services/Sync.js"
 import { version } from "../../version.js"
 import { discardNewCatalogOnFailure } from "./firstScan.js"
 import { bold, emit, green, red, stderrLine, yellow } from "./render.js"
+import { SyncOnCatalog } from "./SyncCommands.js"
 
 const deliver = (url: string, body: unknown) =>
   Effect.tryPromise({
@@ -66,8 +68,10 @@ export const watch = Command.make("watch", {
       const report = yield* (yield* Scanner).run()
       const after = yield* reader.compliance
       const changes = yield* reader.changes(undefined, 1000) // default window: this scan
-      return { report, moved: before === null ? [] : diffRopa(before, after), changes }
-    }).pipe(Effect.provide(ScanLive), discardNewCatalogOnFailure)
+      // A paired machine uploads the refreshed draft; whatever happens there, the re-scan stands.
+      const upload = yield* (yield* Sync).afterScan(report.upload)
+      return { report, moved: before === null ? [] : diffRopa(before, after), changes, upload }
+    }).pipe(Effect.provide(SyncOnCatalog), Effect.provide(ScanLive), discardNewCatalogOnFailure)
     const summary = {
       event: "catalog.rescan",
       tool: `local-data-catalog/${version}`,
@@ -108,7 +112,12 @@ export const watch = Command.make("watch", {
       }
     }
     const failed = delivery !== null && "delivered" in delivery ? delivery : null
-    yield* emit({ ...summary, ...(delivery ? { webhook: delivery } : {}), exitCode: moved ? 3 : 0 }, (s) =>
+    yield* emit({
+      ...summary,
+      ...(delivery ? { webhook: delivery } : {}),
+      upload: result.upload,
+      exitCode: moved ? 3 : 0
+    }, (s) =>
       [
         `${bold("Re-scan")} #${s.scanId}: ${s.summary.changes} change entries. ${s.coverage.line}`,
         s.ropaMoved.length === 0
@@ -117,7 +126,10 @@ export const watch = Command.make("watch", {
         ...s.ropaMoved.map((m) => `  ${m.summary}`),
         ...(delivery && !("delivered" in delivery)
           ? ["skipped" in delivery ? delivery.skipped : `Webhook delivered (HTTP ${delivery.status}).`]
-          : [])
+          : []),
+        s.upload.error !== undefined
+          ? `${yellow(s.upload.message)}${s.upload.error.fix !== null ? `\n  fix: ${s.upload.error.fix}` : ""}`
+          : s.upload.message
       ].join("\n"))
     if (failed !== null) {
       yield* stderrLine(

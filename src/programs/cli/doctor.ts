@@ -1,14 +1,18 @@
 /** `doctor`: resolves and probes the whole setup; every problem is printed with its fix. */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isCatalogError } from "../../errors/index.js"
+import { PortalClientLive } from "../../layers/PortalClient.js"
 import { indexPath, schemaVersion } from "../../layers/Sql.js"
 import { storedSchemaVersion } from "../../layers/store/schemaVersion.js"
 import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { configCandidates, ConfigFile } from "../../services/ConfigFile.js"
 import { Connectors } from "../../services/Connectors.js"
+import { PortalClient } from "../../services/PortalClient.js"
+import { PortalKey } from "../../services/PortalKey.js"
 import { Secrets } from "../../services/Secrets.js"
+import { resolvePairing } from "../../services/Sync.js"
 import { bold, emit, green, red, yellow } from "./render.js"
 
 export interface Check {
@@ -34,6 +38,64 @@ const fromError = (name: string, e: unknown): Check => {
   }
   return { name, ok: false, level: "error", message: String(e) }
 }
+
+/**
+ * Pairing, end to end, when CATALOG_PORTAL_URL or CATALOG_SYNC_TOKEN is set: the variables, the address
+ * reachable (GET health), the token accepted (GET sync), the claim live, the portal's signing key against
+ * the one pinned at pairing (pinned here when the catalog exists and nothing is pinned yet). Each failure
+ * is a check line with its code and fix; the checks after a failed one are not run.
+ */
+export const pairingChecks = Effect.gen(function*() {
+  const env = yield* AppEnv
+  const set = (k: string) => (env.env[k]?.trim() ?? "") !== ""
+  if (!set("CATALOG_PORTAL_URL") && !set("CATALOG_SYNC_TOKEN")) return [] as ReadonlyArray<Check>
+  const checks: Array<Check> = []
+  const pairing = yield* Effect.either(resolvePairing(env.env))
+  if (pairing._tag === "Left") return [fromError("pairing", pairing.left)]
+  if (pairing.right.kind === "unpaired") return []
+  const request = pairing.right.request
+  const client = yield* PortalClient
+  const health = yield* Effect.either(client.health(request.portalUrl))
+  if (health._tag === "Left") return [fromError("portal", health.left)]
+  checks.push({
+    name: "portal",
+    ok: true,
+    level: "ok",
+    message: `reachable at ${request.portalUrl} (portal ${health.right.version}, ${health.right.storage})`
+  })
+  const status = yield* Effect.either(client.syncStatus(request))
+  if (status._tag === "Left") {
+    const e = status.left
+    checks.push(fromError(e.code === "CLAIM_NOT_SYNCABLE" ? "claim" : "sync token", e))
+    return checks
+  }
+  checks.push({ name: "sync token", ok: true, level: "ok", message: `accepted (token ${status.right.tokenId})` })
+  checks.push({
+    name: "claim",
+    ok: true,
+    level: "ok",
+    message: `claim ${status.right.claimId} is live; last upload ${status.right.lastUploadAt ?? "never"}`
+  })
+  const key = yield* PortalKey
+  const pinned = yield* Effect.either(
+    Effect.flatMap(
+      client.signingKey(request.portalUrl),
+      (pem) =>
+        Effect.flatMap(key.check(pem, request.portalUrl), (state) =>
+          state === "same"
+            ? Effect.succeed("matches the key pinned at pairing")
+            : fs.existsSync(dataDir(env))
+            ? Effect.as(key.pin(pem), `pinned now in ${key.file}`)
+            : Effect.succeed("not pinned yet (the first `catalog push` pins it)"))
+    )
+  )
+  checks.push(
+    pinned._tag === "Right"
+      ? { name: "portal key", ok: true, level: "ok", message: pinned.right }
+      : fromError("portal key", pinned.left)
+  )
+  return checks
+}).pipe(Effect.provide(Layer.merge(PortalClientLive, PortalKey.Default)))
 
 export const runDoctor = Effect.gen(function*() {
   const env = yield* AppEnv
@@ -145,6 +207,7 @@ export const runDoctor = Effect.gen(function*() {
         }
     )
   }
+  checks.push(...(yield* pairingChecks))
   const failed = checks.filter((c) => !c.ok)
   const first = failed[0]
   const report = {

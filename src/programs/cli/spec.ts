@@ -214,6 +214,29 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: true
   },
   {
+    name: "push",
+    usage: "catalog push [--json]",
+    examples: [
+      "catalog push",
+      "CATALOG_PORTAL_URL=https://portal.example.com CATALOG_SYNC_TOKEN=sync_… catalog push --json"
+    ],
+    errors: [
+      "CATALOG_ONLY",
+      "CONFIG_INVALID",
+      "MAP_NOT_FOUND",
+      "SYNC_MISCONFIGURED",
+      "SYNC_UNAUTHORIZED",
+      "SYNC_FAILED",
+      "CLAIM_NOT_SYNCABLE",
+      "SNAPSHOT_TOO_LARGE",
+      "INGEST_UNAUTHORIZED",
+      "INGEST_RATE_LIMITED",
+      "SCHEMA_MIGRATION_REQUIRED",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
     name: "serve-claim",
     usage: "catalog serve-claim [--port <n>] [--json]",
     examples: [
@@ -400,7 +423,12 @@ export const environmentDocs: ReadonlyArray<{ readonly name: string; readonly de
   {
     name: "CATALOG_PORTAL_URL",
     description:
-      "address of the portal `invite` uploads to; the hosted portal is not switched on, so unset means PORTAL_UNREACHABLE (stay local with `invite --no-upload` and `serve-claim`)"
+      "address of the portal `invite` uploads to and a paired machine syncs with (`push`, and the upload after `start` / `watch`); unset means `invite` answers PORTAL_UNREACHABLE (stay local with `invite --no-upload` and `serve-claim`)"
+  },
+  {
+    name: "CATALOG_SYNC_TOKEN",
+    description:
+      "a paired machine's sync token (`sync_…`, created on the claim page under 'Connect a machine'): with CATALOG_PORTAL_URL, `push` and every `start` / `watch` upload the refreshed draft to that claim (never when catalog-only is on)"
   },
   {
     name: "CATALOG_INGEST_TOKEN",

@@ -24,6 +24,7 @@ import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../doma
 import { uploadCapBytes } from "../../domain/Snapshot.js"
 import { syncTokenHeader } from "../../domain/Sync.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
+import type { PortalStores } from "../../layers/portal/PortalSql.js"
 import { type Mail } from "../../services/Mail.js"
 import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { PortalStore } from "../../services/PortalStore.js"
@@ -31,9 +32,11 @@ import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
 import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
+import { createSyncToken, revokeSyncToken } from "./ConnectMachine.js"
 import { nowIso, PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { ingestHandler } from "./Ingest.js"
 import { postSeal, pullSeal } from "./SealRoutes.js"
+import { syncSnapshotHandler, syncStatusHandler } from "./Sync.js"
 
 const securityHeaders = {
   "content-security-policy": claimPageCsp,
@@ -95,6 +98,8 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
       })))
     .handle("sealPull", ({ headers }) => sqlDies(pullSeal(headers[syncTokenHeader])))
     .handle("seal", ({ headers, payload }) => sqlDies(postSeal(headers[syncTokenHeader], payload)))
+    .handleRaw("syncStatus", ({ request }) => sqlDies(syncStatusHandler(request)))
+    .handleRaw("syncSnapshots", ({ request }) => sqlDies(syncSnapshotHandler(request)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
 const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))
@@ -137,11 +142,8 @@ const notFound = (method: string, pathname: string) =>
 /** The claim pages as router routes; the services they use are the layer's. */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<PortalStore | LicenceStore | Mail | PortalContext>()
-    const route = <
-      E,
-      R extends PortalStore | LicenceStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest
-    >(
+    const context = yield* Effect.context<PortalStores | Mail | PortalContext>()
+    const route = <E, R extends PortalStores | Mail | PortalContext | HttpServerRequest.HttpServerRequest>(
       handler: (token: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ) =>
       Effect.flatMap(HttpRouter.RouteContext, (rc) => handler(rc.params["token"] ?? "")).pipe(
@@ -157,6 +159,8 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/claim/:token/verify", route(verifyCode))
     yield* router.post("/claim/:token/open", route(openUnbound))
     yield* router.post("/claim/:token/controller", route(saveController))
+    yield* router.post("/claim/:token/sync-tokens", route(createSyncToken))
+    yield* router.post("/claim/:token/sync-tokens/revoke", route(revokeSyncToken))
     yield* router.all(
       "*",
       Effect.map(HttpServerRequest.HttpServerRequest, (r) => notFound(r.method, pathOf(r.url)))

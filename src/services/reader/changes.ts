@@ -50,6 +50,10 @@ export const summarizeChange = (r: ChangeFacts, d: Record<string, unknown>): str
       return `${r.by ?? "someone"} imported the team catalog file ${r.entity}`
     case "source.removed":
       return `source ${r.entity} removed with its ${String(d["datasets"] ?? 0)} datasets`
+    case "sync.paired":
+      return `paired with claim ${String(d["claimId"] ?? "?")} (token ${r.entity}) by ${r.by ?? "someone"}`
+    case "sync.pushed":
+      return `pushed the draft to claim ${r.entity} (${String(d["bytes"] ?? "?")} bytes) by ${r.by ?? "someone"}`
     default:
       return `${r.kind} ${r.entity}`
   }
