@@ -23,8 +23,10 @@ import sync from "../../migrations/portal/0002_sync.js"
 import doraFills from "../../migrations/portal/0003_dora_fills.js"
 import licences from "../../migrations/portal/0004_licences.js"
 import seals from "../../migrations/portal/0005_seals.js"
+import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import * as NodeSqlite from "../NodeSqlite.js"
+import { DoraFillStoreLive } from "./doraFillStore.js"
 import { PortalStoreLive } from "./store.js"
 
 export interface PortalStoreSettings {
@@ -178,11 +180,14 @@ export const portalSqlClient = (
     )
 
 /** The store over a client it migrates first (what `portalStoreLayer` builds; tests give their own client). */
-export const portalStoreOnClient: Layer.Layer<PortalStore, SqlError | SchemaMigrationRequired, SqlClient.SqlClient> =
-  PortalStoreLive.pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
+export const portalStoreOnClient: Layer.Layer<
+  PortalStore | DoraFillStore,
+  SqlError | SchemaMigrationRequired,
+  SqlClient.SqlClient
+> = Layer.mergeAll(PortalStoreLive, DoraFillStoreLive).pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
 
 /** The portal's store for `settings`: connected, migrated. */
 export const portalStoreLayer = (
   settings: PortalStoreSettings
-): Layer.Layer<PortalStore, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
+): Layer.Layer<PortalStore | DoraFillStore, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
   portalStoreOnClient.pipe(Layer.provide(portalSqlClient(settings)))
