@@ -24,12 +24,14 @@ import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../doma
 import { uploadCapBytes } from "../../domain/Snapshot.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
 import { type Mail } from "../../services/Mail.js"
+import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
-import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
+import { claimNotFound, openUnbound, saveController, saveDoraFill, sendCode, showClaim, verifyCode } from "./Claims.js"
 import { PortalContext, redactPath, sha256Hex } from "./Context.js"
+import { doraSyncHandler } from "./DoraFills.js"
 import { ingestHandler } from "./Ingest.js"
 
 const securityHeaders = {
@@ -87,7 +89,13 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
     .handle("claim", ({ path }) => sqlDies(claimInfo(path.token)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
-const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))
+const DoraSyncLive = HttpApiBuilder.group(
+  PortalApi,
+  "doraSync",
+  (handlers) => handlers.handleRaw("syncDora", ({ request }) => sqlDies(doraSyncHandler(request)))
+)
+
+const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide([HandlersLive, DoraSyncLive]))
 
 const html = (body: string, status: number) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" })
@@ -127,8 +135,11 @@ const notFound = (method: string, pathname: string) =>
 /** The claim pages as router routes; the services they use are the layer's. */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<PortalStore | Mail | PortalContext>()
-    const route = <E, R extends PortalStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest>(
+    const context = yield* Effect.context<PortalStore | DoraFillStore | Mail | PortalContext>()
+    const route = <
+      E,
+      R extends PortalStore | DoraFillStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest
+    >(
       handler: (token: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ) =>
       Effect.flatMap(HttpRouter.RouteContext, (rc) => handler(rc.params["token"] ?? "")).pipe(
@@ -144,6 +155,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/claim/:token/verify", route(verifyCode))
     yield* router.post("/claim/:token/open", route(openUnbound))
     yield* router.post("/claim/:token/controller", route(saveController))
+    yield* router.post("/claim/:token/dora", route(saveDoraFill))
     yield* router.all(
       "*",
       Effect.map(HttpServerRequest.HttpServerRequest, (r) => notFound(r.method, pathOf(r.url)))

@@ -15,6 +15,7 @@ import { MailLive } from "../../layers/portal/Mail.js"
 import { portalStoreLayer } from "../../layers/portal/PortalSql.js"
 import { AppEnv, stderrLine } from "../../services/AppEnv.js"
 import { describeMailConfig, type Mail } from "../../services/Mail.js"
+import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import { PortalContext } from "./Context.js"
 import { PortalServerLive } from "./Server.js"
@@ -63,7 +64,7 @@ const isServeError = (e: unknown): e is ServeError =>
 export const startPortal = (
   settings: PortalSettings,
   services: {
-    readonly store: Layer.Layer<PortalStore>
+    readonly store: Layer.Layer<PortalStore | DoraFillStore>
     readonly mail: Layer.Layer<Mail>
     readonly log: (line: string) => void
   }
