@@ -24,10 +24,15 @@ import doraFills from "../../migrations/portal/0003_dora_fills.js"
 import licences from "../../migrations/portal/0004_licences.js"
 import seals from "../../migrations/portal/0005_seals.js"
 import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
+import type { SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import * as NodeSqlite from "../NodeSqlite.js"
 import { DoraFillStoreLive } from "./doraFillStore.js"
 import { PortalStoreLive } from "./store.js"
+import { SyncTokenStoreLive } from "./syncTokenStore.js"
+
+/** Every store service of the portal (each table group's own service, one SQL client). */
+export type PortalStores = PortalStore | SyncTokenStore | DoraFillStore
 
 export interface PortalStoreSettings {
   /** A PostgreSQL URL (`CATALOG_PORTAL_DATABASE_URL`), or null for SQLite in `home`. */
@@ -180,14 +185,15 @@ export const portalSqlClient = (
     )
 
 /** The store over a client it migrates first (what `portalStoreLayer` builds; tests give their own client). */
-export const portalStoreOnClient: Layer.Layer<
-  PortalStore | DoraFillStore,
-  SqlError | SchemaMigrationRequired,
-  SqlClient.SqlClient
-> = Layer.mergeAll(PortalStoreLive, DoraFillStoreLive).pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
+export const portalStoreOnClient: Layer.Layer<PortalStores, SqlError | SchemaMigrationRequired, SqlClient.SqlClient> =
+  Layer.mergeAll(
+    PortalStoreLive,
+    SyncTokenStoreLive,
+    DoraFillStoreLive
+  ).pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
 
 /** The portal's store for `settings`: connected, migrated. */
 export const portalStoreLayer = (
   settings: PortalStoreSettings
-): Layer.Layer<PortalStore | DoraFillStore, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
+): Layer.Layer<PortalStores, SqlError | SchemaMigrationRequired | AdminEnvIncomplete> =>
   portalStoreOnClient.pipe(Layer.provide(portalSqlClient(settings)))

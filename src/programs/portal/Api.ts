@@ -19,7 +19,7 @@ import {
   recordKeyHeader
 } from "../../domain/Portal.js"
 import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
-import { DoraFills, syncTokenHeader } from "../../domain/Sync.js"
+import { DoraFills, SyncReceipt, SyncStatus, syncTokenHeader } from "../../domain/Sync.js"
 import {
   ClaimNotFound,
   ClaimNotSyncable,
@@ -94,6 +94,42 @@ const portal = HttpApiGroup.make("portal")
       .addSuccess(ClaimInfo)
       .addError(ClaimNotFound)
       .annotate(OpenApi.Summary, "a claim's public state: live, or superseded with its successor")
+  )
+  // ── sync (issue 12, pairing): served raw (Sync.ts), declared here for the document ──
+  .add(
+    HttpApiEndpoint.get("syncStatus", "/sync")
+      .addSuccess(SyncStatus.annotations({ identifier: "SyncStatus" }))
+      .addError(IngestUnauthorized)
+      .addError(SyncUnauthorized)
+      .addError(ClaimNotSyncable)
+      .annotate(OpenApi.Summary, "the claim a paired machine's sync token names (doctor, push)")
+      .annotate(
+        OpenApi.Description,
+        `Headers: \`${syncTokenHeader}: sync_…\` (created on the claim page under 'Connect a machine') and, when the ` +
+          `operator set CATALOG_INGEST_TOKEN, \`Authorization: ${ingestTokenScheme} <token>\`. Checked in this order: ` +
+          `the ingest token (401 INGEST_UNAUTHORIZED), the sync token — missing, unknown and revoked answer alike ` +
+          `(401 SYNC_UNAUTHORIZED) —, the claim (409 CLAIM_NOT_SYNCABLE when superseded or removed).`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("syncSnapshots", "/sync/snapshots")
+      .setPayload(Snapshot.annotations({ identifier: "Snapshot" }))
+      .addSuccess(SyncReceipt.annotations({ identifier: "SyncReceipt" }), { status: 201 })
+      .addError(InvalidParam)
+      .addError(IngestUnauthorized)
+      .addError(SyncUnauthorized)
+      .addError(ClaimNotSyncable)
+      .addError(IngestRateLimited)
+      .addError(SnapshotTooLarge)
+      .annotate(OpenApi.Summary, "a paired machine's refreshed snapshot: the claim's newest draft")
+      .annotate(
+        OpenApi.Description,
+        `The body is exactly the snapshot's bytes (at most ${uploadCapBytes} bytes), as for POST /snapshots. ` +
+          `Headers as GET /sync. Checked in this order: the ingest token (401 INGEST_UNAUTHORIZED), the sync token ` +
+          `(401 SYNC_UNAUTHORIZED), the claim (409 CLAIM_NOT_SYNCABLE), the per-address hourly limit shared with ` +
+          `uploads (429 INGEST_RATE_LIMITED), the size while reading (413 SNAPSHOT_TOO_LARGE), the snapshot ` +
+          `(400 INVALID_PARAM, param "snapshot"). Stored as the claim's newest snapshot.`
+      )
   )
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json")

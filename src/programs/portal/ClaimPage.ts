@@ -285,7 +285,82 @@ export interface ClaimPageContext {
   readonly notice: string | null
   /** The portal's "Fill the DORA register" forms (POSTing table, rowKey, field, value) and the cells filled so far. */
   readonly doraFill?: { readonly action: string; readonly fills: ReadonlyArray<DoraFill> } | null
+  /** The portal's 'Connect a machine' section (the record's admin only): sync tokens, create and revoke. */
+  readonly connect?: ConnectMachineView | null
 }
+
+// ── connect a machine (sync tokens) ───────────────────────────────────────────────────────────────────
+
+/** A sync token as the claim page lists it (never the token itself). */
+export interface SyncTokenRow {
+  readonly id: string
+  readonly label: string | null
+  readonly createdAt: string
+  readonly lastUsedAt: string | null
+  readonly revokedAt: string | null
+}
+
+export interface ConnectMachineView {
+  /** POST `label` → a new token, shown once. */
+  readonly createAction: string
+  /** POST `id` → that token revoked. */
+  readonly revokeAction: string
+  readonly tokens: ReadonlyArray<SyncTokenRow>
+}
+
+const connectSection = (view: ConnectMachineView): Html =>
+  html`<section class="card" id="connect" aria-labelledby="connect-h">
+<h2 id="connect-h">Connect a machine</h2>
+<p class="lead">A machine paired with this record uploads its refreshed draft after each scan (<code>catalog start</code>, <code>catalog watch</code>) and on <code>catalog push</code>. Create a token for it; the token is shown once, then only its label and dates are listed here. Revoke a token to unpair its machine.</p>
+<form class="fields" method="post" action="${view.createAction}">
+<label>Label (optional, e.g. the machine's name)<input type="text" name="label" maxlength="100"></label>
+<button type="submit">Create a sync token</button>
+</form>
+${
+    view.tokens.length === 0
+      ? html`<p class="muted" id="sync-tokens-none">No machine is paired yet.</p>`
+      : html`<div class="table-wrap"><table class="tbl compact" id="sync-tokens"><caption>Sync tokens</caption>
+<thead><tr><th scope="col">Token</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col"></th></tr></thead>
+<tbody>${
+        view.tokens.map((t) =>
+          html`<tr data-token-id="${t.id}"><td><code>${t.id}</code></td><td>${t.label ?? muted("—")}</td><td>${
+            when(t.createdAt)
+          }</td><td>${when(t.lastUsedAt)}</td><td>${
+            t.revokedAt === null
+              ? html`<span class="badge ok">active</span>`
+              : html`<span class="badge bad">revoked</span> ${when(t.revokedAt)}`
+          }</td><td>${
+            t.revokedAt === null
+              ? html`<form method="post" action="${view.revokeAction}"><input type="hidden" name="id" value="${t.id}"><button type="submit">Revoke</button></form>`
+              : ""
+          }</td></tr>`
+        )
+      }</tbody></table></div>`
+  }
+</section>`
+
+/** The page after 'Create a sync token': the token, shown this once, and the two lines to set on the machine. */
+export const renderSyncTokenCreatedPage = (created: {
+  readonly id: string
+  readonly label: string | null
+  readonly token: string
+  readonly portalUrl: string
+  readonly backTo: string
+}): string =>
+  document(
+    "Sync token created",
+    "Draft record",
+    html`<main id="main"><section class="card gate-page" id="sync-token-created"><h1>Sync token created</h1>
+<p class="lead">Token <code>${created.id}</code>${
+      created.label !== null ? html` (${created.label})` : ""
+    }. Copy it now: it is shown only on this page, and the portal keeps only its hash.</p>
+<p>Set these two variables on the machine (for example in its <code>.env</code>), then run <code>catalog push</code>; <code>catalog start</code> and <code>catalog watch</code> upload after each scan from then on.</p>
+<pre class="mono" id="sync-env">CATALOG_PORTAL_URL=${created.portalUrl}
+CATALOG_SYNC_TOKEN=${created.token}</pre>
+<p class="small muted">Anyone holding the token can upload drafts to this record. Revoke it on the claim page if it leaks.</p>
+<p><a href="${created.backTo}">Back to the draft</a></p>
+</section></main>`
+  )
 
 const modeBanner = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
   if (ctx.mode === "local") {
@@ -726,6 +801,7 @@ export const renderClaimPage = (snapshot: Snapshot, ctx: ClaimPageContext): stri
   const inScope = snapshot.dora.inScope
   const toc: ReadonlyArray<readonly [string, string]> = [
     ["controller", "Controller"],
+    ...(ctx.connect !== undefined && ctx.connect !== null ? [["connect", "Connect a machine"] as const] : []),
     ["ropa", "Activities (RoPA)"],
     ...(inScope ? [["dora", "DORA register"] as const] : []),
     ["data-map", "Data map"],
@@ -747,6 +823,7 @@ ${overview(snapshot, ctx)}
     toc.map(([id, label]) => html`<li><a href="#${id}">${label}</a></li>`)
   }</ol></nav>
 ${controllerSection(snapshot, ctx)}
+${ctx.connect !== undefined && ctx.connect !== null ? connectSection(ctx.connect) : ""}
 ${ropaSection(snapshot)}
 ${inScope ? doraSection(snapshot) : ""}
 ${inScope ? doraFillSection(snapshot, ctx) : ""}

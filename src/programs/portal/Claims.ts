@@ -8,6 +8,7 @@
  *   POST /claim/:token/open         unbound: the first opener becomes the record's admin (atomic)
  *   POST /claim/:token/controller   saves the controller block (session required)
  *   POST /claim/:token/dora         fills one DORA cell (session required; DORA in scope; checked like `dora set`)
+ *   POST /claim/:token/sync-tokens[/revoke]  'Connect a machine' (ConnectMachine.ts; session required)
  * Every POST must come from this portal's own pages (Origin / Referer / Sec-Fetch-Site; cookies SameSite=Strict).
  * Sessions: 32 random bytes, stored hashed, HttpOnly, SameSite=Strict, Path=/claim/<token>, Secure over
  * https, 30 days. The link alone opens nothing on a bound claim: the mailbox is the proof.
@@ -24,6 +25,7 @@ import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
 import { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
 import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
+import { connectMachineView } from "./ConnectMachine.js"
 import { codeCountKey, nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
 
 export const sessionCookie = "catalog_claim_session"
@@ -33,7 +35,7 @@ const sessionDays = 30
 const hourMs = 3_600_000
 const formCap = 16_384
 
-const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+export const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers })
 
 /** CLAIM_NOT_FOUND for a claim link: the same error (and so the same body) on the page and in the API. */
@@ -64,12 +66,12 @@ export const maskAddress = (address: string): string => {
   return at <= 0 ? "•••" : `${address[0]}•••${address.slice(at)}`
 }
 
-const claimPath = (token: string) => `${claimPagePrefix}/${token}`
+export const claimPath = (token: string) => `${claimPagePrefix}/${token}`
 
 const codeHash = (claimId: string, code: string) => sha256Hex(`${claimId}:${code}`)
 
 /** The claim behind a token, or the response that ends the request (not found / superseded). */
-const liveClaim = (token: string) =>
+export const liveClaim = (token: string) =>
   Effect.gen(function*() {
     const store = yield* PortalStore
     const claim = token.length > 8 && token.length < 200 ? yield* store.claimByTokenHash(sha256Hex(token)) : null
@@ -88,7 +90,7 @@ const liveClaim = (token: string) =>
   })
 
 /** The session this request holds for `claim`, if any. */
-const sessionFor = (request: HttpServerRequest.HttpServerRequest, claim: ClaimRecord) =>
+export const sessionFor = (request: HttpServerRequest.HttpServerRequest, claim: ClaimRecord) =>
   Effect.gen(function*() {
     const value = request.cookies[sessionCookie]
     if (value === undefined || value === "") return null
@@ -120,7 +122,7 @@ const startSession = (claim: ClaimRecord, token: string, role: "admin" | "recipi
  * `Sec-Fetch-Site`, which no page can set. Accepted: an Origin (else a Referer) that is this portal's own
  * origin, or `Sec-Fetch-Site: same-origin`. Refused: anything else, including a request with neither.
  */
-const sameOrigin = (request: HttpServerRequest.HttpServerRequest, publicUrl: string): boolean => {
+export const sameOrigin = (request: HttpServerRequest.HttpServerRequest, publicUrl: string): boolean => {
   const fetchSite = request.headers["sec-fetch-site"]
   if (fetchSite !== undefined && fetchSite !== "same-origin") return false
   const source = request.headers["origin"] ?? request.headers["referer"]
@@ -140,7 +142,7 @@ const sameOrigin = (request: HttpServerRequest.HttpServerRequest, publicUrl: str
   return allowed.has(origin)
 }
 
-const forbidden = () =>
+export const forbidden = () =>
   html(
     renderNoticePage({
       title: "Request refused",
@@ -152,13 +154,13 @@ const forbidden = () =>
     403
   )
 
-const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(
     Effect.either(readCappedBody(request, formCap)),
     (r) => Either.isRight(r) ? new URLSearchParams(r.right.toString("utf8")) : new URLSearchParams()
   )
 
-const see = (location: string, cookie?: string) =>
+export const see = (location: string, cookie?: string) =>
   HttpServerResponse.empty({
     status: 303,
     headers: { location, ...(cookie !== undefined ? { "set-cookie": cookie } : {}) }
@@ -251,7 +253,7 @@ export const showClaim = (token: string) =>
     const body = yield* store.snapshotOf(claim.id)
     if (body === null) return claimNotFoundPage()
     const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
-    const saved = query.get("saved") === "controller"
+    const saved = query.get("saved")
     return html(renderClaimPage(snapshot, {
       mode: "portal",
       claim: {
@@ -267,7 +269,14 @@ export const showClaim = (token: string) =>
         ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
         : null,
       controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
-      notice: saved ? "Controller saved." : query.get("saved") === "dora" ? "DORA cell saved." : null,
+      notice: saved === "controller"
+        ? "Controller saved."
+        : saved === "revoked"
+        ? "Sync token revoked."
+        : saved === "dora"
+        ? "DORA cell saved."
+        : null,
+      connect: yield* connectMachineView(claim, token),
       doraFill: snapshot.dora.inScope
         ? { action: `${claimPath(token)}/dora`, fills: yield* (yield* DoraFillStore).list(claim.id) }
         : null

@@ -45,7 +45,7 @@ import {
 
 const hourMs = 3_600_000
 
-const errorResponse = (e: CatalogErrorShape, headers: Record<string, string> = {}) =>
+export const errorResponse = (e: CatalogErrorShape, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(e.body, { status: e.spec.status, headers })
 
 const decodeSnapshot = Schema.decodeUnknownEither(Snapshot, { errors: "first", onExcessProperty: "error" })
@@ -113,51 +113,104 @@ export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapsho
 
 const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
 
-/** Steps 2 (the verdict) to 7 of an upload already counted; sets `committed.done` once it is stored. */
-const afterCounting = (
+/** Which command a refusal tells the user to re-run (`catalog invite`, or `catalog push` for a paired machine). */
+export type Rerun = "catalog invite" | "catalog push"
+
+/**
+ * Step 1 of every machine upload: the ingest token, when the operator set one (constant-time compare).
+ * The refusal (401 INGEST_UNAUTHORIZED, connection closed: the body is never read), or null when it passes.
+ */
+export const ingestTokenRefusal = (request: HttpServerRequest.HttpServerRequest, rerun: Rerun) =>
+  Effect.map(PortalContext, ({ settings }) => {
+    if (settings.ingestToken === null) return null
+    const auth = request.headers["authorization"] ?? ""
+    const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
+    if (sameSecret(presented, settings.ingestToken)) return null
+    return errorResponse(
+      new IngestUnauthorized({
+        message: presented === ""
+          ? "This portal requires an ingest token and the upload presented none."
+          : "The ingest token presented does not match this portal's.",
+        fix: `Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run \`${rerun}\`.`
+      }),
+      // The body that follows is never read: close the connection rather than drain it (keep-alive).
+      { "www-authenticate": ingestTokenScheme, connection: "close" }
+    )
+  })
+
+/**
+ * The per-address hourly limit around `run` (counted atomically across every portal process on the store):
+ * over the limit → 429 INGEST_RATE_LIMITED with Retry-After. Once counted, an upload that is not stored —
+ * refused, abandoned by the client mid-body (interrupted), or failed — gives its count back (never below
+ * zero); `run` sets `committed.done` once it has stored the upload.
+ */
+export const withUploadCount = <E, R>(
   request: HttpServerRequest.HttpServerRequest,
-  counted: {
-    readonly count: number
-    readonly now: number
-    readonly windowStartMs: number
-    readonly committed: { done: boolean }
-  }
+  rerun: Rerun,
+  run: (committed: { done: boolean }) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
   Effect.gen(function*() {
-    const { publicUrl, settings } = yield* PortalContext
+    const { settings } = yield* PortalContext
     const store = yield* PortalStore
-    const mailer = yield* Mail
-    const { count, now, windowStartMs } = counted
-    if (count > settings.rateLimit) {
+    const address = uploadCountKey(clientAddress(request, settings.trustProxyHops))
+    const now = yield* nowMillis
+    const windowStartMs = Math.floor(now / hourMs) * hourMs
+    const windowStart = new Date(windowStartMs).toISOString()
+    const count = yield* store.countUpload(address, windowStart)
+    const committed = { done: false }
+    const verdict = Effect.suspend(() => {
+      if (count <= settings.rateLimit) return run(committed)
       const retryAfter = Math.max(1, Math.ceil((windowStartMs + hourMs - now) / 1000))
-      return errorResponse(
+      return Effect.succeed(errorResponse(
         new IngestRateLimited({
           message: `Too many uploads from this address: the limit is ${settings.rateLimit} per hour.`,
-          fix: `Wait ${Math.ceil(retryAfter / 60)} minute(s) (Retry-After), then re-run \`catalog invite\`.`
+          fix: `Wait ${Math.ceil(retryAfter / 60)} minute(s) (Retry-After), then re-run \`${rerun}\`.`
         }),
         { "retry-after": String(retryAfter), connection: "close" }
-      )
-    }
+      ))
+    })
+    return yield* Effect.onExit(
+      verdict,
+      () => committed.done ? Effect.void : Effect.ignore(store.uncountUpload(address, windowStart))
+    )
+  })
 
-    // 3. The body, under the cap while reading.
+/**
+ * The body, read from the socket under the snapshot cap, then checked against the Snapshot Schema: the
+ * snapshot and its bytes, or the response that ends the request (400 for an abandoned body, 413
+ * SNAPSHOT_TOO_LARGE with the connection closed, 400 INVALID_PARAM "snapshot").
+ */
+export const readSnapshot = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
     const read = yield* Effect.either(readCappedBody(request, uploadCapBytes))
     if (Either.isLeft(read)) {
-      if (read.left === "aborted") return HttpServerResponse.empty({ status: 400, headers: { connection: "close" } })
-      return errorResponse(
+      if (read.left === "aborted") {
+        return Either.left(HttpServerResponse.empty({ status: 400, headers: { connection: "close" } }))
+      }
+      return Either.left(errorResponse(
         new SnapshotTooLarge({
           message: `The upload is larger than the ${uploadCapBytes}-byte cap; the portal stopped reading it.`
         }),
         { connection: "close" }
-      )
+      ))
     }
     const body = read.right
-
-    // 4. The snapshot.
     const checked = snapshotProblem(body)
-    if (checked instanceof InvalidParam) {
-      return errorResponse(checked)
-    }
-    const snapshot = checked.snapshot
+    if (checked instanceof InvalidParam) return Either.left(errorResponse(checked))
+    return Either.right({ body, snapshot: checked.snapshot })
+  })
+
+/** Steps 3 to 7 of an upload already counted; sets `committed.done` once it is stored. */
+const afterCounting = (request: HttpServerRequest.HttpServerRequest, committed: { done: boolean }) =>
+  Effect.gen(function*() {
+    const { publicUrl } = yield* PortalContext
+    const store = yield* PortalStore
+    const mailer = yield* Mail
+
+    // 3–4. The body, under the cap while reading; the snapshot.
+    const read = yield* readSnapshot(request)
+    if (Either.isLeft(read)) return read.left
+    const { body, snapshot } = read.right
     if ((snapshot.recipient === null) === !snapshot.unbound) {
       return errorResponse(
         new InvalidParam({
@@ -200,7 +253,7 @@ const afterCounting = (
       sha256,
       at
     })
-    counted.committed.done = true
+    committed.done = true
     const claimUrl = `${publicUrl}${claimPagePrefix}/${token}`
 
     // 7. The claim link, to a bound recipient.
@@ -238,38 +291,9 @@ const afterCounting = (
 /** The one raw handler of the upload route. */
 export const ingestHandler = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const { settings } = yield* PortalContext
-    const store = yield* PortalStore
-
     // 1. The ingest token.
-    if (settings.ingestToken !== null) {
-      const auth = request.headers["authorization"] ?? ""
-      const presented = auth.startsWith(`${ingestTokenScheme} `) ? auth.slice(ingestTokenScheme.length + 1).trim() : ""
-      if (!sameSecret(presented, settings.ingestToken)) {
-        return errorResponse(
-          new IngestUnauthorized({
-            message: presented === ""
-              ? "This portal requires an ingest token and the upload presented none."
-              : "The ingest token presented does not match this portal's.",
-            fix: "Set CATALOG_INGEST_TOKEN to the token the portal operator gave you, then re-run `catalog invite`."
-          }),
-          // The body that follows is never read: close the connection rather than drain it (keep-alive).
-          { "www-authenticate": ingestTokenScheme, connection: "close" }
-        )
-      }
-    }
-
-    // 2. The per-address hourly limit (counted across every portal process on the store).
-    const address = uploadCountKey(clientAddress(request, settings.trustProxyHops))
-    const now = yield* nowMillis
-    const windowStartMs = Math.floor(now / hourMs) * hourMs
-    const windowStart = new Date(windowStartMs).toISOString()
-    const count = yield* store.countUpload(address, windowStart)
-    // From here on the count is given back unless the upload is stored: a refusal, a client that drops the
-    // connection mid-body (the request is interrupted), a defect. Never below zero (uncountUpload floors).
-    const committed = { done: false }
-    return yield* Effect.onExit(
-      afterCounting(request, { count, now, windowStartMs, committed }),
-      () => committed.done ? Effect.void : Effect.ignore(store.uncountUpload(address, windowStart))
-    )
+    const refused = yield* ingestTokenRefusal(request, "catalog invite")
+    if (refused !== null) return refused
+    // 2. The per-address hourly limit; then the rest, its count given back unless the upload is stored.
+    return yield* withUploadCount(request, "catalog invite", (committed) => afterCounting(request, committed))
   })

@@ -23,16 +23,18 @@ import { Cause, Effect, Layer, Option } from "effect"
 import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../domain/Portal.js"
 import { uploadCapBytes } from "../../domain/Snapshot.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
+import type { PortalStores } from "../../layers/portal/PortalSql.js"
 import { type Mail } from "../../services/Mail.js"
-import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
 import { claimNotFound, openUnbound, saveController, saveDoraFill, sendCode, showClaim, verifyCode } from "./Claims.js"
+import { createSyncToken, revokeSyncToken } from "./ConnectMachine.js"
 import { PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { doraSyncHandler } from "./DoraFills.js"
 import { ingestHandler } from "./Ingest.js"
+import { syncSnapshotHandler, syncStatusHandler } from "./Sync.js"
 
 const securityHeaders = {
   "content-security-policy": claimPageCsp,
@@ -87,6 +89,8 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
     .handle("signingKey", () => Effect.map(PortalContext, (c) => c.settings.signingKey.publicKeyPem))
     .handleRaw("ingest", ({ request }) => sqlDies(ingestHandler(request)))
     .handle("claim", ({ path }) => sqlDies(claimInfo(path.token)))
+    .handleRaw("syncStatus", ({ request }) => sqlDies(syncStatusHandler(request)))
+    .handleRaw("syncSnapshots", ({ request }) => sqlDies(syncSnapshotHandler(request)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
 const DoraSyncLive = HttpApiBuilder.group(
@@ -135,11 +139,8 @@ const notFound = (method: string, pathname: string) =>
 /** The claim pages as router routes; the services they use are the layer's. */
 const RoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<PortalStore | DoraFillStore | Mail | PortalContext>()
-    const route = <
-      E,
-      R extends PortalStore | DoraFillStore | Mail | PortalContext | HttpServerRequest.HttpServerRequest
-    >(
+    const context = yield* Effect.context<PortalStores | Mail | PortalContext>()
+    const route = <E, R extends PortalStores | Mail | PortalContext | HttpServerRequest.HttpServerRequest>(
       handler: (token: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
     ) =>
       Effect.flatMap(HttpRouter.RouteContext, (rc) => handler(rc.params["token"] ?? "")).pipe(
@@ -156,6 +157,8 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/claim/:token/open", route(openUnbound))
     yield* router.post("/claim/:token/controller", route(saveController))
     yield* router.post("/claim/:token/dora", route(saveDoraFill))
+    yield* router.post("/claim/:token/sync-tokens", route(createSyncToken))
+    yield* router.post("/claim/:token/sync-tokens/revoke", route(revokeSyncToken))
     yield* router.all(
       "*",
       Effect.map(HttpServerRequest.HttpServerRequest, (r) => notFound(r.method, pathOf(r.url)))

@@ -12,11 +12,9 @@ import { createServer } from "node:http"
 import { defaultPortalPort, portalApiPrefix } from "../../domain/Portal.js"
 import { AdminEnvIncomplete, InvalidParam, PortInUse } from "../../errors/index.js"
 import { MailLive } from "../../layers/portal/Mail.js"
-import { portalStoreLayer } from "../../layers/portal/PortalSql.js"
+import { portalStoreLayer, type PortalStores } from "../../layers/portal/PortalSql.js"
 import { AppEnv, stderrLine } from "../../services/AppEnv.js"
 import { describeMailConfig, type Mail } from "../../services/Mail.js"
-import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
-import type { PortalStore } from "../../services/PortalStore.js"
 import { PortalContext } from "./Context.js"
 import { PortalServerLive } from "./Server.js"
 import { loadSigningKey, parseSettings, type PortalSettings } from "./Settings.js"
@@ -64,7 +62,7 @@ const isServeError = (e: unknown): e is ServeError =>
 export const startPortal = (
   settings: PortalSettings,
   services: {
-    readonly store: Layer.Layer<PortalStore | DoraFillStore>
+    readonly store: Layer.Layer<PortalStores>
     readonly mail: Layer.Layer<Mail>
     readonly log: (line: string) => void
   }
