@@ -9,7 +9,8 @@
  */
 import { Context, type Effect } from "effect"
 import type { IngestReceipt } from "../domain/Portal.js"
-import type { CatalogErrorShape } from "../errors/index.js"
+import type { DoraFills } from "../domain/Sync.js"
+import type { CatalogErrorShape, ClaimNotSyncable, DoraPullFailed, SyncUnauthorized } from "../errors/index.js"
 
 export interface UploadRequest {
   /** The portal's base address (CATALOG_PORTAL_URL, already checked to be an http(s) URL). */
@@ -27,6 +28,24 @@ export interface UploadRequest {
 /** The default time an upload may take before it is PORTAL_UNREACHABLE. */
 export const uploadTimeoutMs = 30_000
 
+/** GET sync/dora: the paired claim's DORA fills (issue 12 part 2). */
+export interface DoraFillsRequest {
+  /** CATALOG_PORTAL_URL, already checked to be an http(s) URL. */
+  readonly portalUrl: string
+  /** CATALOG_SYNC_TOKEN (`sync_…`; never printed). */
+  readonly syncToken: string
+  /** CATALOG_INGEST_TOKEN, when set. */
+  readonly ingestToken: string | null
+  readonly timeoutMs?: number
+}
+
 export class PortalClient extends Context.Tag("catalog/PortalClient")<PortalClient, {
   readonly upload: (request: UploadRequest) => Effect.Effect<IngestReceipt, CatalogErrorShape>
+  /**
+   * GET sync/dora: SYNC_UNAUTHORIZED and CLAIM_NOT_SYNCABLE as the portal says them; anything else (the
+   * network, another code, an answer that is not the portal's or is over the read cap) is DORA_PULL_FAILED.
+   */
+  readonly doraFills: (
+    request: DoraFillsRequest
+  ) => Effect.Effect<DoraFills, SyncUnauthorized | ClaimNotSyncable | DoraPullFailed>
 }>() {}
