@@ -71,7 +71,10 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
       "/api/portal/v1/health",
       "/api/portal/v1/openapi.json",
       "/api/portal/v1/signing-key",
-      "/api/portal/v1/snapshots"
+      "/api/portal/v1/snapshots",
+      "/api/portal/v1/sync",
+      "/api/portal/v1/sync/dora",
+      "/api/portal/v1/sync/snapshots"
     ])
     // The document passes an independent OpenAPI validator.
     await SwaggerParser.validate(structuredClone(doc.json) as Parameters<typeof SwaggerParser.validate>[0])
