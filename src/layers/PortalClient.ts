@@ -20,8 +20,10 @@ import {
   signingKeyPath
 } from "../domain/Portal.js"
 import {
+  DoraFills,
   RevokedLicences,
   revokedLicencesPath,
+  syncDoraPath,
   syncPath,
   SyncReceipt,
   syncSnapshotsPath,
@@ -31,6 +33,7 @@ import {
 import {
   type CatalogErrorShape,
   ClaimNotSyncable,
+  DoraPullFailed,
   IngestRateLimited,
   IngestUnauthorized,
   PortalUnreachable,
@@ -40,6 +43,7 @@ import {
   SyncUnauthorized
 } from "../errors/index.js"
 import {
+  type DoraFillsRequest,
   PortalClient,
   type RevokedLicencesRequest,
   revokedLicencesTimeoutMs,
@@ -424,7 +428,83 @@ const signingKey = (portalUrl: string) =>
     ))
   })
 
+// ── GET sync/dora (issue 12 part 2) ───────────────────────────────────────────────────────────────────
+
+/** At most this much of a DORA fills answer is read (a fill is ~200 bytes: some 40,000 cells). */
+export const doraFillsCapBytes = 8 * 1024 * 1024
+const decodeDoraFills = Schema.decodeUnknownEither(DoraFills)
+const pullErrors = [SyncUnauthorized, ClaimNotSyncable] as const
+const pullFix = (portal: string) =>
+  `Check that the portal runs at ${portal} (CATALOG_PORTAL_URL) and that CATALOG_SYNC_TOKEN (and CATALOG_INGEST_TOKEN when the operator requires one) are set, then run \`catalog dora pull\` again.`
+
+const doraFills = (
+  r: DoraFillsRequest
+): Effect.Effect<DoraFills, SyncUnauthorized | ClaimNotSyncable | DoraPullFailed> =>
+  Effect.gen(function*() {
+    const url = `${r.portalUrl.replace(/\/+$/, "")}${syncDoraPath}`
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      "user-agent": `local-data-catalog/${version}`,
+      [syncTokenHeader]: r.syncToken
+    }
+    if (r.ingestToken !== null) headers["authorization"] = `${ingestTokenScheme} ${r.ingestToken}`
+    const failed = (why: string) =>
+      new DoraPullFailed({
+        message: `The DORA fills could not be pulled from ${r.portalUrl}: ${why}. Nothing was changed.`,
+        fix: pullFix(r.portalUrl)
+      })
+    const answer = yield* Effect.tryPromise({
+      try: async (signal) => {
+        const res = await fetch(url, {
+          method: "GET",
+          headers,
+          redirect: "manual",
+          signal: AbortSignal.any([signal, AbortSignal.timeout(r.timeoutMs ?? uploadTimeoutMs)])
+        })
+        const { cut, text } = await readCapped(res, doraFillsCapBytes)
+        return { status: res.status, text, cut, contentType: res.headers.get("content-type") }
+      },
+      catch: (e) => failed(`the portal cannot be reached (${networkReason(e)})`)
+    })
+    if (answer.cut) return yield* failed(`its answer is larger than ${doraFillsCapBytes} bytes`)
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(answer.text)
+    } catch {
+      json = undefined
+    }
+    if (answer.status === 200) {
+      const fills = decodeDoraFills(json)
+      if (fills._tag === "Right") return fills.right
+      return yield* failed(
+        `HTTP 200 but not a catalog portal's DORA fills (${describeBody(answer.contentType, answer.text)})`
+      )
+    }
+    const envelope = decodeEnvelope(json)
+    if (envelope._tag === "Some") {
+      const e = envelope.value.error
+      const cls = pullErrors.find((c) => c.code === e.code)
+      if (cls !== undefined) {
+        return yield* new cls({
+          message: printable(e.message),
+          ...(e.fix !== undefined && e.fix !== null ? { fix: printable(e.fix) } : {})
+        })
+      }
+      return yield* new DoraPullFailed({
+        message: `The portal at ${r.portalUrl} refused the DORA pull with HTTP ${answer.status} (${
+          printable(e.code, 60)
+        }: ${printable(e.message, 300)}). Nothing was changed.`,
+        fix: e.fix !== undefined && e.fix !== null ? printable(e.fix) : pullFix(r.portalUrl)
+      })
+    }
+    return yield* failed(
+      `${url} gave HTTP ${answer.status} (${
+        describeBody(answer.contentType, answer.text)
+      }), not a catalog portal's answer`
+    )
+  })
+
 export const PortalClientLive = Layer.succeed(
   PortalClient,
-  PortalClient.of({ upload, revokedLicences, syncStatus, push, health, signingKey })
+  PortalClient.of({ upload, revokedLicences, syncStatus, push, health, signingKey, doraFills })
 )

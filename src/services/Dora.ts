@@ -8,19 +8,16 @@ import { parse } from "csv-parse/sync"
 import { DateTime, Effect } from "effect"
 import * as path from "node:path"
 import type { DoraRegister, DoraViolation } from "../domain/Compliance.js"
+import { columnList, resolveColumn, resolveRowKey, resolveTable, resolveValue } from "../dora/cell.js"
 import { buildPackage, zipPackage } from "../dora/package.js"
 import { buildRegister, defaultRefPeriod, type DoraCell, type DoraEntity } from "../dora/register.js"
 import {
-  decodeRowKey,
   doraTemplates,
   encodeRowKey,
   findColumn,
-  findTable,
   keyColumns,
   singleRowKey,
-  type Template,
-  type TemplateColumn,
-  type Templates
+  type TemplateColumn
 } from "../dora/templates.js"
 import { isCalendarDate, normaliseInput } from "../dora/validate.js"
 import { DoraInputInvalid, DoraNotSubmittable, InvalidParam } from "../errors/index.js"
@@ -54,82 +51,7 @@ export const doraScope = (what: string) =>
     } satisfies DoraEntity
   })
 
-// ── input checks ────────────────────────────────────────────────────────────────────────────────
-const tableCodes = (t: Templates) => t.tables.map((x) => `${x.code} (${x.title})`).join("; ")
-const columnList = (t: Template) => t.columns.map((c) => `${c.code} ${c.name}`).join("; ")
-
-const resolveTable = (templates: Templates, raw: string | undefined) => {
-  const t = raw === undefined ? undefined : findTable(templates, raw)
-  return t !== undefined ? Effect.succeed(t) : Effect.fail(
-    new DoraInputInvalid({
-      message: raw === undefined ? "The table code is missing." : `Unknown DORA table "${raw}".`,
-      fix: `Use one of the table codes: ${tableCodes(templates)}.`,
-      param: "tableCode",
-      usage: raw === undefined
-    })
-  )
-}
-
-const singleRowAliases = new Set(["", "_", "-"])
-
-/** The canonical row key (key values normalised, joined by `|`) or why it is not one. */
-const resolveRowKey = (
-  templates: Templates,
-  table: Template,
-  raw: string
-): Effect.Effect<{ key: string; parts: Array<string> }, DoraInputInvalid> => {
-  const keys = keyColumns(table)
-  const shape = keys.length === 0
-    ? `"${singleRowKey}" (${table.code} has a single row and no key columns)`
-    : keys.map((k) => `<${k.code} ${k.name}>`).join("|")
-  const fail = (why: string) =>
-    Effect.fail(
-      new DoraInputInvalid({
-        message: `${table.code} row key "${raw}": ${why}`,
-        fix: `A ${table.code} row key is ${shape}; a "|" or "%" inside a value is written %7C or %25.`,
-        param: "rowKey"
-      })
-    )
-  if (keys.length === 0) {
-    return singleRowAliases.has(raw.trim())
-      ? Effect.succeed({ key: singleRowKey, parts: [] })
-      : fail(`${table.code} has no key columns; its single row is "${singleRowKey}"`)
-  }
-  const parts = decodeRowKey(raw, keys.length)
-  if (parts.length !== keys.length) {
-    return fail(
-      `it has ${parts.length} part(s) but ${table.code} is keyed by ${keys.length} column(s) (${
-        keys.map((k) => k.code).join(", ")
-      }), joined by "|"`
-    )
-  }
-  const out: Array<string> = []
-  for (const [i, k] of keys.entries()) {
-    const part = parts[i]!.trim()
-    if (part === "") {
-      return fail(
-        `key column ${k.code} (${k.name}) is empty; a key cell is never empty (use "Not applicable" or eba_GA:qx2007 where it does not apply)`
-      )
-    }
-    const n = normaliseInput(templates, table, k, part)
-    if (!n.ok) return fail(n.reason)
-    out.push(n.value)
-  }
-  return Effect.succeed({ key: encodeRowKey(out), parts: out })
-}
-
-const resolveColumn = (table: Template, raw: string | undefined, param: string) => {
-  const c = raw === undefined ? undefined : findColumn(table, raw)
-  return c !== undefined ? Effect.succeed(c) : Effect.fail(
-    new DoraInputInvalid({
-      message: raw === undefined ? "The field (column code) is missing." : `${table.code} has no column "${raw}".`,
-      fix: `Use a column code of ${table.code}: ${columnList(table)}.`,
-      param,
-      usage: raw === undefined
-    })
-  )
-}
-
+// ── input checks (pure: src/dora/cell.ts, shared with the portal's fill form) ─────────────────────
 /** One problem of an import file. */
 export interface ImportProblem {
   readonly line: number
@@ -417,6 +339,8 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
           readonly field: string | undefined
           readonly value: string | undefined
           readonly remove: boolean
+          /** Who the write is attributed to (default: the acting person, CATALOG_SIGNER_EMAIL or the OS user). */
+          readonly by?: string
         }
       ) {
         const table = yield* resolveTable(templates, input.tableCode)
@@ -432,7 +356,7 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
           })
         }
         const { key, parts } = yield* resolveRowKey(templates, table, input.rowKey)
-        const by = actor(env)
+        const by = input.by ?? actor(env)
         const at = DateTime.formatIso(yield* DateTime.now)
         const entityId = (col: string | null) => `${table.code}[${key}]${col !== null ? `.${col}` : ""}`
         if (input.remove) {
@@ -461,37 +385,8 @@ export class Dora extends Effect.Service<Dora>()("catalog/Dora", {
           } satisfies SetResult
         }
         const column = yield* resolveColumn(table, input.field, "field")
-        const raw = (input.value ?? "").trim()
         const keys = keyColumns(table)
-        const keyIndex = keys.findIndex((k) => k.code === column.code)
-        let value: string | null
-        if (keyIndex >= 0) {
-          const n = raw === "" ? null : normaliseInput(templates, table, column, raw)
-          if (n === null || !n.ok || n.value !== parts[keyIndex]) {
-            return yield* new DoraInputInvalid({
-              message: `${column.code} is a key column of ${table.code}: its value comes from the row key ("${
-                parts[keyIndex]
-              }") and cannot be ${raw === "" ? "cleared" : `set to "${raw}"`}.`,
-              fix:
-                `To change a key, remove the row (catalog dora set ${table.code} ${key} --remove) and write it under the new row key.`,
-              param: "field"
-            })
-          }
-          value = n.value
-        } else if (raw === "") value = null
-        else {
-          const n = normaliseInput(templates, table, column, raw)
-          if (!n.ok) {
-            return yield* new DoraInputInvalid({
-              message: `${table.code} row ${key}, ${n.reason}.`,
-              fix: column.enum !== undefined || column.type !== "string"
-                ? `Write a ${column.type} value for ${column.code}; see docs/dora.md for the formats.`
-                : "Give a text value.",
-              param: "value"
-            })
-          }
-          value = n.value
-        }
+        const value = yield* resolveValue(templates, table, { key, parts }, column, input.value)
         const prev = yield* reader.doraCell(table.code, key, column.code).pipe(Effect.orDie)
         yield* store.transaction(Effect.gen(function*() {
           // The key cells of a new row come from its row key.

@@ -9,8 +9,8 @@
  */
 import { Context, type Effect } from "effect"
 import type { IngestReceipt, PortalHealth } from "../domain/Portal.js"
-import type { RevokedLicences, SyncReceipt, SyncStatus } from "../domain/Sync.js"
-import type { CatalogErrorShape } from "../errors/index.js"
+import type { DoraFills, RevokedLicences, SyncReceipt, SyncStatus } from "../domain/Sync.js"
+import type { CatalogErrorShape, ClaimNotSyncable, DoraPullFailed, SyncUnauthorized } from "../errors/index.js"
 
 export interface UploadRequest {
   /** The portal's base address (CATALOG_PORTAL_URL, already checked to be an http(s) URL). */
@@ -49,6 +49,17 @@ export interface SyncRequest {
   readonly timeoutMs?: number
 }
 
+/** GET sync/dora: the paired claim's DORA fills (issue 12 part 2). */
+export interface DoraFillsRequest {
+  /** CATALOG_PORTAL_URL, already checked to be an http(s) URL. */
+  readonly portalUrl: string
+  /** CATALOG_SYNC_TOKEN (`sync_…`; never printed). */
+  readonly syncToken: string
+  /** CATALOG_INGEST_TOKEN, when set. */
+  readonly ingestToken: string | null
+  readonly timeoutMs?: number
+}
+
 /**
  * The sync calls (`syncStatus`, `push`, `health`, `signingKey`) fail with the portal's own code when it is
  * one a paired machine acts on (SYNC_UNAUTHORIZED, CLAIM_NOT_SYNCABLE, SNAPSHOT_TOO_LARGE,
@@ -71,6 +82,13 @@ export class PortalClient extends Context.Tag("catalog/PortalClient")<PortalClie
    * the address and what came back.
    */
   readonly revokedLicences: (request: RevokedLicencesRequest) => Effect.Effect<RevokedLicences, CatalogErrorShape>
+  /**
+   * GET sync/dora: SYNC_UNAUTHORIZED and CLAIM_NOT_SYNCABLE as the portal says them; anything else (the
+   * network, another code, an answer that is not the portal's or is over the read cap) is DORA_PULL_FAILED.
+   */
+  readonly doraFills: (
+    request: DoraFillsRequest
+  ) => Effect.Effect<DoraFills, SyncUnauthorized | ClaimNotSyncable | DoraPullFailed>
 }>() {}
 
 /** A value quoted for a message: JSON escapes, plus the C1 and bidi controls JSON leaves as they are. */

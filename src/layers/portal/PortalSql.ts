@@ -23,18 +23,20 @@ import sync from "../../migrations/portal/0002_sync.js"
 import doraFills from "../../migrations/portal/0003_dora_fills.js"
 import licences from "../../migrations/portal/0004_licences.js"
 import seals from "../../migrations/portal/0005_seals.js"
+import type { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import type { LicenceStore } from "../../services/portal/LicenceStore.js"
 import type { SealStore } from "../../services/portal/SealStore.js"
 import type { SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
 import type { PortalStore } from "../../services/PortalStore.js"
 import * as NodeSqlite from "../NodeSqlite.js"
+import { DoraFillStoreLive } from "./doraFillStore.js"
 import { LicenceStoreLive } from "./licenceStore.js"
 import { SealStoreLive } from "./sealStore.js"
 import { PortalStoreLive } from "./store.js"
 import { SyncTokenStoreLive } from "./syncTokenStore.js"
 
 /** Every store service of the portal (each table group's own service, one SQL client). */
-export type PortalStores = PortalStore | SyncTokenStore | LicenceStore | SealStore
+export type PortalStores = PortalStore | SyncTokenStore | LicenceStore | SealStore | DoraFillStore
 
 export interface PortalStoreSettings {
   /** A PostgreSQL URL (`CATALOG_PORTAL_DATABASE_URL`), or null for SQLite in `home`. */
@@ -192,7 +194,8 @@ export const portalStoreOnClient: Layer.Layer<PortalStores, SqlError | SchemaMig
     PortalStoreLive,
     SyncTokenStoreLive,
     LicenceStoreLive,
-    SealStoreLive
+    SealStoreLive,
+    DoraFillStoreLive
   ).pipe(Layer.provide(Layer.effectDiscard(migratePortal)))
 
 /** The portal's store for `settings`: connected, migrated. */

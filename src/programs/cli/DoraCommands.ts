@@ -7,10 +7,15 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import type { DoraViolation } from "../../domain/Compliance.js"
-import { DoraInputInvalid } from "../../errors/index.js"
+import { syncTokenPrefix } from "../../domain/Sync.js"
+import { CatalogOnly, DoraInputInvalid, SyncMisconfigured, SyncUnauthorized } from "../../errors/index.js"
+import { PortalClientLive } from "../../layers/PortalClient.js"
 import { SqlWriteLive, StoreReadOnlyLive } from "../../layers/Sql.js"
+import { AppEnv } from "../../services/AppEnv.js"
+import { ConfigFile } from "../../services/ConfigFile.js"
+import type { DoraFillsRequest } from "../../services/PortalClient.js"
 import { StoreReader } from "../../services/Store.js"
-import { bold, dim, emit, green, yellow } from "./render.js"
+import { bold, dim, emit, green, red, yellow } from "./render.js"
 
 const doraModule = Effect.promise(() => import("../../services/Dora.js"))
 const CellsReadLive = StoreReadOnlyLive
@@ -154,4 +159,106 @@ export const doraExport = Command.make("export", {
       ].join("\n"))
   })).pipe(Command.withDescription(
     "Write the xBRL-CSV report package, only when the whole register validates."
+  ))
+
+// ── dora pull (issue 12 part 2) ─────────────────────────────────────────────────────────────────────
+
+const howToPair =
+  "On the claim page, open 'Connect a machine', create a sync token, and set CATALOG_PORTAL_URL and CATALOG_SYNC_TOKEN to the two lines it shows."
+
+/**
+ * The pairing from the environment (CATALOG_PORTAL_URL, CATALOG_SYNC_TOKEN, CATALOG_INGEST_TOKEN), or
+ * SYNC_MISCONFIGURED / SYNC_UNAUTHORIZED (a value that is not a sync token). TODO(lead): the "sync" branch's
+ * `resolvePairing` (src/services/Sync.ts) does the same for `push`; use it here once both are merged.
+ */
+const doraPairing = (env: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function*() {
+    const set = (v: string | undefined) => (v?.trim() ?? "") === "" ? null : v!.trim()
+    const rawUrl = set(env["CATALOG_PORTAL_URL"])
+    const token = set(env["CATALOG_SYNC_TOKEN"])
+    if (rawUrl === null || token === null) {
+      return yield* new SyncMisconfigured({
+        message: rawUrl === null && token === null
+          ? "This machine is not paired with a portal: neither CATALOG_PORTAL_URL nor CATALOG_SYNC_TOKEN is set. Nothing was pulled."
+          : rawUrl === null
+          ? "CATALOG_SYNC_TOKEN is set but CATALOG_PORTAL_URL is not: there is no portal to pull from. Nothing was pulled."
+          : "CATALOG_PORTAL_URL is set but CATALOG_SYNC_TOKEN is not: this machine is not paired with a claim. Nothing was pulled.",
+        fix: howToPair,
+        param: rawUrl === null ? "CATALOG_PORTAL_URL" : "CATALOG_SYNC_TOKEN"
+      })
+    }
+    let url: URL | null = null
+    try {
+      url = new URL(rawUrl)
+    } catch {
+      url = null
+    }
+    if (
+      url === null || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "" ||
+      url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== ""
+    ) {
+      return yield* new SyncMisconfigured({
+        message:
+          "CATALOG_PORTAL_URL is not a plain http(s) address (no user name, password, query or fragment). Nothing was pulled.",
+        fix: "Set CATALOG_PORTAL_URL to the portal's address, e.g. https://portal.example.com.",
+        param: "CATALOG_PORTAL_URL"
+      })
+    }
+    if (!token.startsWith(syncTokenPrefix)) {
+      return yield* new SyncUnauthorized({
+        message:
+          `CATALOG_SYNC_TOKEN is not a sync token (sync tokens start with ${syncTokenPrefix}). Nothing was sent.`,
+        fix: howToPair,
+        param: "CATALOG_SYNC_TOKEN"
+      })
+    }
+    return {
+      portalUrl: rawUrl,
+      syncToken: token,
+      ingestToken: set(env["CATALOG_INGEST_TOKEN"])
+    } satisfies DoraFillsRequest
+  })
+
+const pullModule = Effect.promise(() => import("../../services/DoraPull.js"))
+
+export const doraPull = Command.make("pull", {}, () =>
+  Effect.gen(function*() {
+    const { Dora, doraScope } = yield* doraModule
+    const entity = yield* doraScope("pull into")
+    const loaded = yield* (yield* ConfigFile).load()
+    if (loaded.file.catalogOnly) {
+      return yield* new CatalogOnly({
+        message:
+          `catalog-only is on in ${loaded.path}: this machine does not talk to the portal, so nothing was pulled.`,
+        fix:
+          "Fill the register here with `catalog dora set`, or switch catalog-only off with `catalog config catalog-only off`."
+      })
+    }
+    const request = yield* doraPairing((yield* AppEnv).env)
+    const { pullDoraFills } = yield* pullModule
+    const r = yield* pullDoraFills(entity, request).pipe(
+      Effect.provide(Layer.mergeAll(Dora.Default, PortalClientLive).pipe(Layer.provideMerge(SqlWriteLive)))
+    )
+    yield* emit(r, (r) =>
+      [
+        `${bold("DORA fills pulled")} from ${r.portal} (claim ${r.claimId}): ${r.fills} on the portal — ${
+          green(`${r.applied.length} applied`)
+        }, ${r.unchanged.length} unchanged, ${
+          r.conflicts.length > 0 ? yellow(`${r.conflicts.length} conflict(s)`) : "0 conflicts"
+        }${r.refused.length > 0 ? `, ${red(`${r.refused.length} refused`)}` : ""}`,
+        ...r.applied.map((a) =>
+          `  applied   ${a.table} row ${a.rowKey}, ${a.field}: ${a.value} — from the portal, by ${a.by}${
+            a.previous !== null ? dim(` (was ${a.previous})`) : ""
+          }`
+        ),
+        ...r.conflicts.flatMap((c) => [
+          yellow(`  conflict  ${c.table} row ${c.rowKey}, ${c.field}: kept this machine's value`),
+          `            here:   ${c.local.value} (set by ${c.local.by}, ${c.local.at})`,
+          `            portal: ${c.portal.value} (filled by ${c.portal.by}, ${c.portal.at})`,
+          dim(`            ${c.fix}`)
+        ]),
+        ...r.refused.map((x) => red(`  refused   ${x.table} row ${x.rowKey}, ${x.field}: ${x.reason}`))
+      ].join("\n"))
+  })).pipe(Command.withDescription(
+    "Pull the DORA cells filled on the claim page into this register (a value a person set here is kept; differences are listed as conflicts)."
   ))

@@ -10,7 +10,7 @@ import { ReadLive } from "../../layers/Main.js"
 import { Reader } from "../../services/Reader.js"
 import { glossarySet, lineageAdd, lineageRemove } from "./CatalogCommands.js"
 import { annotateSet } from "./ComplianceCommands.js"
-import { doraExport, doraImport, doraSet } from "./DoraCommands.js"
+import { doraExport, doraImport, doraPull, doraSet } from "./DoraCommands.js"
 import { bold, dim, emit, green, table, yellow } from "./render.js"
 import { needsSubcommand } from "./usage.js"
 
@@ -157,7 +157,7 @@ export const annotate = Command.make("annotate", {}, () => needsSubcommand("anno
   )
 )
 export const dora = Command.make("dora", {}, () => needsSubcommand("dora", ["show", "import", "set", "export"])).pipe(
-  Command.withSubcommands([doraShow, doraImport, doraSet, doraExport]),
+  Command.withSubcommands([doraShow, doraImport, doraSet, doraExport, doraPull]),
   Command.withDescription(
     "The DORA Register of Information draft (tables by code, rows by row key, fields by column code). `show` prints it with its validation problems, or {inScope: false, register: null} (what get_dora returns); `import` replaces a table's rows with a CSV file (header row of column codes plus data rows; --merge keeps the other rows); `set` writes one cell (\"\" clears it); `export` writes the xBRL-CSV report package (<out>/<name>.zip and the same files unpacked in <out>/<name>/) only when the whole register validates. A composite row key joins the key-column values with |. See docs/dora.md."
   )

@@ -314,13 +314,14 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
   {
     name: "dora",
     usage:
-      "catalog dora show [--json] | catalog dora import <tableCode> <file.csv> [--merge] | catalog dora set <tableCode> <rowKey> <field> <value> | catalog dora set <tableCode> <rowKey> --remove | catalog dora export [--out <dir>] [--ref-date <YYYY-MM-DD>] [--level con|ind]",
+      "catalog dora show [--json] | catalog dora import <tableCode> <file.csv> [--merge] | catalog dora set <tableCode> <rowKey> <field> <value> | catalog dora set <tableCode> <rowKey> --remove | catalog dora export [--out <dir>] [--ref-date <YYYY-MM-DD>] [--level con|ind] | catalog dora pull [--json]",
     examples: [
       "catalog dora show --json",
       "catalog dora import B_05.01 providers.csv",
       "catalog dora set B_02.01 CTR-001 c0050 250000",
       "catalog dora set B_04.01 \"CTR-001|969500EXAMPLEBANK039|Not applicable\" c0030 x839",
-      "catalog dora export --out ./dora-export --json"
+      "catalog dora export --out ./dora-export --json",
+      "catalog dora pull --json"
     ],
     errors: [
       "MAP_NOT_FOUND",
@@ -328,7 +329,12 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
       "CONFIG_INVALID",
       "DORA_INPUT_INVALID",
       "DORA_NOT_SUBMITTABLE",
-      "INVALID_PARAM"
+      "INVALID_PARAM",
+      "DORA_PULL_FAILED",
+      "SYNC_MISCONFIGURED",
+      "SYNC_UNAUTHORIZED",
+      "CLAIM_NOT_SYNCABLE",
+      "CATALOG_ONLY"
     ],
     writes: true
   },

@@ -20,6 +20,7 @@ import {
 } from "../../domain/Portal.js"
 import { Snapshot, uploadCapBytes } from "../../domain/Snapshot.js"
 import {
+  DoraFills,
   RevokedLicences,
   SealBundle,
   SealRequest,
@@ -199,6 +200,23 @@ const portal = HttpApiGroup.make("portal")
       .annotate(OpenApi.Summary, "OpenAPI description of this API")
   )
 
+/** DORA fills for a paired machine (issue 12 part 2; served raw by DoraFills.ts, declared here for the document). */
+const doraSync = HttpApiGroup.make("doraSync")
+  .add(
+    HttpApiEndpoint.get("syncDora", "/sync/dora")
+      .addSuccess(DoraFills.annotations({ identifier: "DoraFills" }))
+      .addError(IngestUnauthorized)
+      .addError(SyncUnauthorized)
+      .addError(ClaimNotSyncable)
+      .annotate(OpenApi.Summary, "the DORA cells filled on the claim page of the paired claim")
+      .annotate(
+        OpenApi.Description,
+        `Header \`${syncTokenHeader}: sync_…\` (and the operator's ingest token when set, as for every sync route). ` +
+          "Each fill: table code, row key, field (column code), value as the register stores it, who filled it and when; " +
+          "one current value per cell. `catalog dora pull` applies them to the machine's register (docs/dora.md)."
+      )
+  )
+
 /** `HttpApi.make` declares its own decode error on every route; the portal answers INVALID_PARAM instead. */
 const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
   const out = structuredClone(spec) as {
@@ -219,6 +237,7 @@ const dropDecodeError = (spec: Record<string, unknown>): Record<string, unknown>
 
 export class PortalApi extends HttpApi.make("portal")
   .add(portal)
+  .add(doraSync)
   .addError(InvalidParam)
   .addError(SchemaMigrationRequired)
   .addError(InternalErrorBody)

@@ -16,7 +16,8 @@ import { createHash } from "node:crypto"
 import type { Column, Dataset, LineageEdge, SourceState } from "../../domain/Catalog.js"
 import type { Activity, DoraRegister, LegalField } from "../../domain/Compliance.js"
 import type { Snapshot } from "../../domain/Snapshot.js"
-import type { LicenceInfo } from "../../domain/Sync.js"
+import type { DoraFill, LicenceInfo } from "../../domain/Sync.js"
+import { doraTemplates } from "../../dora/templates.js"
 
 type ClassValue = Column["classification"]["value"]
 
@@ -304,6 +305,8 @@ export interface ClaimPageContext {
    * "OFFICIAL RECORD — sealed <date> by <name>, <role>"; no form, no link back to the portal.
    */
   readonly official?: OfficialStamp | undefined
+  /** The portal's "Fill the DORA register" forms (POSTing table, rowKey, field, value) and the cells filled so far. */
+  readonly doraFill?: { readonly action: string; readonly fills: ReadonlyArray<DoraFill> } | null
   /** The portal's 'Connect a machine' section (the record's admin only): sync tokens, create and revoke. */
   readonly connect?: ConnectMachineView | null
 }
@@ -679,6 +682,50 @@ ${reg.tables.length === 0 ? html`<p class="card muted">No table holds a row yet.
 </section>`
 }
 
+/** "Fill the DORA register" (portal): one small form per register table, then the cells filled on the portal. */
+const doraFillSection = (snapshot: Snapshot, ctx: ClaimPageContext): Html => {
+  const fill = ctx.doraFill
+  if (fill === undefined || fill === null) return html``
+  const carried = new Map((snapshot.dora.register?.tables ?? []).map((t) => [t.code, t]))
+  const forms = doraTemplates().tables.map((t) => {
+    const rows = carried.get(t.code)?.rows ?? []
+    const listId = `dora-keys-${t.code}`
+    const shape = t.row_key.length === 0 ? "_" : t.row_key.join("|")
+    return html`<details class="card dora-fill-table" data-table="${t.code}"${rows.length > 0 ? html` open` : ""}>
+<summary><code>${t.code}</code> — ${t.title} <span class="muted">(${
+      plural(rows.length, "row")
+    } in the draft)</span></summary>
+<form class="fields" method="post" action="${fill.action}">
+<input type="hidden" name="table" value="${t.code}">
+<label>Row key <span class="small muted">(${shape}: an existing row's key or a new one)</span><input type="text" name="rowKey" list="${listId}" required maxlength="500"></label>
+<datalist id="${listId}">${rows.map((r) => html`<option value="${r.key}">`)}</datalist>
+<label>Field<select name="field" required>${
+      t.columns.map((c) => html`<option value="${c.code}">${c.code} — ${c.name}${c.key ? " (key)" : ""}</option>`)
+    }</select></label>
+<label>Value<input type="text" name="value" required maxlength="1000"></label>
+<button type="submit">Fill the cell</button>
+</form></details>`
+  })
+  return html`<section class="part" id="dora-fill" aria-labelledby="dora-fill-h">
+<h2 id="dora-fill-h">Fill the DORA register</h2>
+<p class="lead">Set one cell at a time; it is checked like <code>catalog dora set</code> on the machine. The machine pulls these cells into its register with <code>catalog dora pull</code>; a value a person set there is never overwritten — a different one is reported as a conflict.</p>
+${forms}
+<div class="table-wrap"><table class="tbl compact" id="dora-fills"><caption>Cells filled on the portal <span class="muted">(${
+    plural(fill.fills.length, "cell")
+  })</span></caption>
+<thead><tr><th scope="col">Table</th><th scope="col">Row</th><th scope="col">Field</th><th scope="col">Value</th><th scope="col">By</th><th scope="col">At</th></tr></thead>
+<tbody>${
+    fill.fills.length === 0
+      ? html`<tr><td colspan="6">${muted("No cell filled yet.")}</td></tr>`
+      : fill.fills.map((f) =>
+        html`<tr><td><code>${f.table}</code></td><td><code>${f.rowKey}</code></td><td><code>${f.field}</code></td><td>${f.value}</td><td>${f.by}</td><td>${
+          when(f.at)
+        }</td></tr>`
+      )
+  }</tbody></table></div>
+</section>`
+}
+
 const flagged = (c: Column): boolean => c.classification.value !== "not"
 
 const rowsOf = (d: Dataset): Html | string =>
@@ -859,6 +906,7 @@ ${licenceSection(ctx)}
 ${ctx.connect !== undefined && ctx.connect !== null ? connectSection(ctx.connect) : ""}
 ${ropaSection(snapshot)}
 ${inScope ? doraSection(snapshot) : ""}
+${inScope ? doraFillSection(snapshot, ctx) : ""}
 ${dataMapSection(snapshot)}
 ${lineageSection(snapshot)}
 ${glossarySection(snapshot)}

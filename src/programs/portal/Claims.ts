@@ -7,6 +7,7 @@
  *   POST /claim/:token/verify       checks it → a session cookie → 303 to the claim
  *   POST /claim/:token/open         unbound: the first opener becomes the record's admin (atomic)
  *   POST /claim/:token/controller   saves the controller block (session required)
+ *   POST /claim/:token/dora         fills one DORA cell (session required; DORA in scope; checked like `dora set`)
  *   POST /claim/:token/sync-tokens[/revoke]  'Connect a machine' (ConnectMachine.ts; session required)
  * Every POST must come from this portal's own pages (Origin / Referer / Sec-Fetch-Site; cookies SameSite=Strict).
  * Sessions: 32 random bytes, stored hashed, HttpOnly, SameSite=Strict, Path=/claim/<token>, Secure over
@@ -18,9 +19,12 @@ import { randomInt } from "node:crypto"
 import { claimPagePrefix } from "../../domain/Portal.js"
 import { Snapshot } from "../../domain/Snapshot.js"
 import type { LicenceInfo } from "../../domain/Sync.js"
-import { ClaimNotFound, MailNotConfigured } from "../../errors/index.js"
+import { checkCell } from "../../dora/cell.js"
+import { doraTemplates } from "../../dora/templates.js"
+import { ClaimNotFound, DoraInputInvalid, MailNotConfigured } from "../../errors/index.js"
 import { licenceState } from "../../services/Licence.js"
 import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
+import { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
 import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
@@ -269,9 +273,18 @@ export const showClaim = (token: string) =>
         ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
         : null,
       controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
-      notice: saved === "controller" ? "Controller saved." : saved === "revoked" ? "Sync token revoked." : null,
+      notice: saved === "controller"
+        ? "Controller saved."
+        : saved === "revoked"
+        ? "Sync token revoked."
+        : saved === "dora"
+        ? "DORA cell saved."
+        : null,
       licence,
-      connect: yield* connectMachineView(claim, token)
+      connect: yield* connectMachineView(claim, token),
+      doraFill: snapshot.dora.inScope
+        ? { action: `${claimPath(token)}/dora`, fills: yield* (yield* DoraFillStore).list(claim.id) }
+        : null
     }))
   })
 
@@ -424,4 +437,85 @@ export const saveController = (token: string) =>
     const store = yield* PortalStore
     yield* store.setController(claim.id, clean(form.get("name")), clean(form.get("contact")), yield* nowIso)
     return see(`${claimPath(token)}?saved=controller`)
+  })
+
+// ── DORA fills (issue 12 part 2) ────────────────────────────────────────────────────────────────────
+
+/** Who a fill is attributed to: the proven recipient's address, or "claim admin" for an unbound claim's admin. */
+export const fillAuthor = (claim: ClaimRecord, role: "admin" | "recipient"): string =>
+  role === "recipient" && claim.recipient !== null ? claim.recipient : "claim admin"
+
+const fillCaps = { rowKey: 500, value: 1000 } as const
+
+/** POST /claim/:token/dora: one cell (table, rowKey, field, value), checked like `catalog dora set`. */
+export const saveDoraFill = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    const session = yield* sessionFor(request, claim)
+    if (session === null) {
+      return html(
+        renderNoticePage({
+          title: "Open the draft first",
+          message:
+            "Only the recipient who proved the address (or an unbound draft's admin) can fill the DORA register.",
+          code: null,
+          fix: "Open the claim link and follow the steps there.",
+          status: 403
+        }),
+        403
+      )
+    }
+    const store = yield* PortalStore
+    const body = yield* store.snapshotOf(claim.id)
+    if (body === null) return claimNotFoundPage()
+    const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
+    const refuse = (e: DoraInputInvalid) =>
+      html(
+        renderNoticePage({
+          title: "The cell was not saved",
+          message: e.message,
+          code: e.code,
+          fix: `${e.fix ?? ""} Go back to the claim page and fill the cell again.`.trim(),
+          status: 400
+        }),
+        400
+      )
+    if (!snapshot.dora.inScope) {
+      return refuse(
+        new DoraInputInvalid({
+          message: "DORA is not in scope for this record, so it has no register to fill.",
+          fix:
+            "If the organisation is a financial entity under DORA, set dora.inScope in catalog.yml on the machine and upload again.",
+          param: "dora.inScope"
+        })
+      )
+    }
+    const form = yield* readForm(request)
+    const field = (name: string) => form.get(name) ?? undefined
+    const rowKey = field("rowKey")
+    const value = field("value")
+    if ((rowKey?.length ?? 0) > fillCaps.rowKey || (value?.length ?? 0) > fillCaps.value) {
+      return refuse(
+        new DoraInputInvalid({
+          message:
+            `The row key (at most ${fillCaps.rowKey} characters) or the value (at most ${fillCaps.value}) is too long.`,
+          fix: "Shorten it.",
+          param: (rowKey?.length ?? 0) > fillCaps.rowKey ? "rowKey" : "value"
+        })
+      )
+    }
+    const checked = checkCell(doraTemplates(), { tableCode: field("table"), rowKey, field: field("field"), value })
+    if (Either.isLeft(checked)) return refuse(checked.left)
+    const cell = checked.right
+    yield* (yield* DoraFillStore).put(claim.id, {
+      ...cell,
+      by: fillAuthor(claim, session.role),
+      at: yield* nowIso
+    })
+    return see(`${claimPath(token)}?saved=dora#dora-fill`)
   })

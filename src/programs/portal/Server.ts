@@ -31,9 +31,10 @@ import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
-import { claimNotFound, openUnbound, saveController, sendCode, showClaim, verifyCode } from "./Claims.js"
+import { claimNotFound, openUnbound, saveController, saveDoraFill, sendCode, showClaim, verifyCode } from "./Claims.js"
 import { createSyncToken, revokeSyncToken } from "./ConnectMachine.js"
 import { nowIso, PortalContext, redactPath, sha256Hex } from "./Context.js"
+import { doraSyncHandler } from "./DoraFills.js"
 import { ingestHandler } from "./Ingest.js"
 import { postSeal, pullSeal } from "./SealRoutes.js"
 import { syncSnapshotHandler, syncStatusHandler } from "./Sync.js"
@@ -102,7 +103,13 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
     .handleRaw("syncSnapshots", ({ request }) => sqlDies(syncSnapshotHandler(request)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))
 
-const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide(HandlersLive))
+const DoraSyncLive = HttpApiBuilder.group(
+  PortalApi,
+  "doraSync",
+  (handlers) => handlers.handleRaw("syncDora", ({ request }) => sqlDies(doraSyncHandler(request)))
+)
+
+const ApiLive = HttpApiBuilder.api(PortalApi).pipe(Layer.provide([HandlersLive, DoraSyncLive]))
 
 const html = (body: string, status: number) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8" })
@@ -159,6 +166,7 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/claim/:token/verify", route(verifyCode))
     yield* router.post("/claim/:token/open", route(openUnbound))
     yield* router.post("/claim/:token/controller", route(saveController))
+    yield* router.post("/claim/:token/dora", route(saveDoraFill))
     yield* router.post("/claim/:token/sync-tokens", route(createSyncToken))
     yield* router.post("/claim/:token/sync-tokens/revoke", route(revokeSyncToken))
     yield* router.all(

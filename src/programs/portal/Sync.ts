@@ -74,7 +74,7 @@ const notSyncable = (claim: ClaimRecord) =>
  * Steps 1–3: the paired, live claim and the token's id, or the response that ends the request. A token
  * that passes is touched (last used now).
  */
-const pairedClaim = (request: HttpServerRequest.HttpServerRequest, rerun: Rerun) =>
+export const pairedClaim = (request: HttpServerRequest.HttpServerRequest, rerun: Rerun) =>
   Effect.gen(function*() {
     const refused = yield* ingestTokenRefusal(request, rerun)
     if (refused !== null) return Either.left(refused)

@@ -74,6 +74,7 @@ describe.each<Backend>(["sqlite", "postgres"])("the portal on %s", (backend) => 
       "/api/portal/v1/signing-key",
       "/api/portal/v1/snapshots",
       "/api/portal/v1/sync",
+      "/api/portal/v1/sync/dora",
       "/api/portal/v1/sync/seal",
       "/api/portal/v1/sync/snapshots"
     ])
