@@ -35,7 +35,7 @@ export const syncPath = `${portalApiPrefix}/sync` as const
 export const syncSnapshotsPath = `${portalApiPrefix}/sync/snapshots` as const
 /** GET: the DORA cells filled on the claim page. */
 export const syncDoraPath = `${portalApiPrefix}/sync/dora` as const
-/** POST: seal (from `catalog verify`: licence, signer, acceptances); GET: the sealed artifacts. */
+/** POST: seal (from the verify command: licence, signer, acceptances); GET: the sealed artifacts. */
 export const syncSealPath = `${portalApiPrefix}/sync/seal` as const
 /** GET: the licence ids the operator revoked (public; the machine checks its licence against it). */
 export const revokedLicencesPath = `${portalApiPrefix}/licences/revoked` as const
@@ -142,7 +142,7 @@ export type DoraFill = typeof DoraFill.Type
 export const DoraFills = Schema.Struct({ claimId: Schema.String, fills: Schema.Array(DoraFill) })
 export type DoraFills = typeof DoraFills.Type
 
-/** POST sync/seal: what `catalog verify` sends after its checks (the portal checks again). */
+/** POST sync/seal: what the verify command sends after its checks (the portal checks again). */
 export const SealRequest = Schema.Struct({
   licence: Schema.String,
   signer: Signer,
