@@ -14,6 +14,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { Effect } from "effect"
 import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -22,8 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { snapshotFileName } from "../../src/domain/Snapshot.js"
 import { portalDbPath } from "../../src/layers/portal/PortalSql.js"
 import { sessionCookie } from "../../src/programs/portal/Claims.js"
-import { type Portal, request, startTestPortal, upload } from "../programs/portal/harness.js"
+import { type Backend, type Portal, request, startTestPortal, upload } from "../programs/portal/harness.js"
 import { binPath, repoRoot, runCli, spawnCli, tempProject } from "../utils/cli.js"
+import { psql } from "../utils/databases.js"
 import { sampleSnapshot } from "../utils/snapshots.js"
 
 const project = tempProject("ldc-no-agent-")
@@ -239,112 +241,139 @@ describe("(c) serve-claim: the local claim page takes no write", () => {
   )
 })
 
-describe("(d) the portal: no write without a human's session or a sync token", () => {
-  let portal: Portal
-  let claimPath: string
-  const tables = ["claims", "snapshots", "sessions", "seals", "seal_artifacts", "licences", "sync_tokens", "dora_fills"]
-  const counts = () => {
-    const db = new DatabaseSync(portalDbPath(portal.where.home), { readOnly: true })
-    try {
-      return Object.fromEntries(
-        tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n])
-      )
-    } finally {
-      db.close()
+describe.each<Backend>(["sqlite", "postgres"])(
+  "(d) the portal (%s): no write without a human's session or a sync token",
+  (backend) => {
+    let portal: Portal
+    let claimPath: string
+    const tables = [
+      "claims",
+      "snapshots",
+      "sessions",
+      "seals",
+      "seal_artifacts",
+      "licences",
+      "sync_tokens",
+      "dora_fills"
+    ]
+    /** Rows per table, read from the store's own database. */
+    const counts = async (): Promise<Record<string, number>> => {
+      if (portal.where.databaseUrl !== null) {
+        const database = new URL(portal.where.databaseUrl).pathname.slice(1)
+        const out = await Effect.runPromise(
+          psql(database, tables.map((t) => `SELECT '${t}', count(*) FROM ${t};`).join("\n"))
+        )
+        return Object.fromEntries(
+          out.trim().split("\n").map((line) => {
+            const [t, n] = line.split("|")
+            return [t!, Number(n)]
+          })
+        )
+      }
+      const db = new DatabaseSync(portalDbPath(portal.where.home), { readOnly: true })
+      try {
+        return Object.fromEntries(
+          tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n])
+        )
+      } finally {
+        db.close()
+      }
     }
-  }
 
-  beforeAll(async () => {
-    portal = await startTestPortal("sqlite", { CATALOG_INGEST_RATE_LIMIT: "1000" })
-    const receipt = (await upload(portal, sampleSnapshot())).json as { claimUrl: string }
-    claimPath = new URL(receipt.claimUrl).pathname
-  }, 60_000)
-  afterAll(async () => {
-    await portal.close()
-  })
+    beforeAll(async () => {
+      portal = await startTestPortal(backend, { CATALOG_INGEST_RATE_LIMIT: "1000" })
+      const receipt = (await upload(portal, sampleSnapshot())).json as { claimUrl: string }
+      claimPath = new URL(receipt.claimUrl).pathname
+    }, 60_000)
+    afterAll(async () => {
+      await portal.close()
+    })
 
-  it(
-    "every API route but the ingest refuses a write without a sync token; every claim POST without a session",
-    async () => {
-      const start = counts()
-      expect(start["claims"]).toBe(1)
+    it(
+      "every API route but the ingest refuses a write without a sync token; every claim POST without a session",
+      async () => {
+        const start = await counts()
+        expect(start["claims"]).toBe(1)
+        const doc = (await request(portal.url, "/api/portal/v1/openapi.json")).json as {
+          paths: Record<string, Record<string, unknown>>
+        }
+        const apiPaths = Object.keys(doc.paths)
+        expect(apiPaths).toContain("/api/portal/v1/sync/seal")
+        const token = claimPath.split("/").pop()!
+        const attempts: Array<{ method: string; path: string }> = []
+        for (const p of apiPaths) {
+          // the ingest is the invite's upload: it creates a draft claim and nothing else (tested in Ingest.test.ts)
+          if (p === "/api/portal/v1/snapshots") continue
+          for (const method of writeMethods) {
+            attempts.push({ method, path: pathWithParams(p).replace("/x", `/${token}`) })
+          }
+        }
+        for (const r of [...claimRoutes(), { method: "POST", path: "/claim/:token/seal" }]) {
+          for (const method of writeMethods) attempts.push({ method, path: r.path.replace(":token", token) })
+        }
+        const sealRequest = {
+          licence: "lic_agent",
+          signer: { name: "Agent", role: "DPO", email: null },
+          acceptedTerms: null,
+          acknowledgeOpenCalls: true,
+          snapshotSha256: "0".repeat(64)
+        }
+        const seen: Array<string> = []
+        for (const a of attempts) {
+          const json = a.path.startsWith("/api/")
+          const r = await request(portal.url, a.path, {
+            method: a.method,
+            headers: json
+              ? { "content-type": "application/json" }
+              : {
+                // what a browser on the portal's own page sends: past the same-origin check, so only the
+                // missing session stops it
+                "content-type": "application/x-www-form-urlencoded",
+                origin: portal.url,
+                referer: `${portal.url}${claimPath}`,
+                "sec-fetch-site": "same-origin"
+              },
+            body: json
+              ? JSON.stringify({ ...writeAttempt, ...sealRequest })
+              : "name=Agent&role=DPO&contact=a%40b.c&acknowledgeOpenCalls=on&code=000000"
+          })
+          seen.push(`${a.method} ${a.path.replace(token, ":token")} ${r.status}`)
+          // POST /claim/:token/code mails a sign-in code to the claim's own recipient (the human's step), and
+          // POST /claim/:token/open on a claim bound to a recipient only sends back to the page: 303, no session
+          const redirects = a.method === "POST" && (a.path.endsWith("/code") || a.path.endsWith("/open"))
+          const allowed = redirects ? [303] : [400, 401, 403, 404, 405, 409, 422]
+          expect(String(r.headers["set-cookie"] ?? ""), `${a.method} ${a.path}`).not.toContain(sessionCookie)
+          expect(allowed, `${a.method} ${a.path}: ${r.status} ${r.body.slice(0, 200)}`).toContain(r.status)
+        }
+        expect(seen).toContain("POST /api/portal/v1/sync/seal 401")
+        expect(seen).toContain("POST /api/portal/v1/sync/snapshots 401")
+        // a wrong sign-in code is refused as such; the forms that change the record need the session
+        expect(seen).toContain("POST /claim/:token/verify 400")
+        for (const form of ["controller", "dora", "sync-tokens", "sync-tokens/revoke"]) {
+          expect(seen.find((l) => l.startsWith(`POST /claim/:token/${form} `)), form).toMatch(/ 40[13]$/)
+        }
+        expect(await counts()).toEqual(start)
+      },
+      120_000
+    )
+
+    it("(f) no HTTP route issues or revokes a licence: the only licence route is GET /licences/revoked", async () => {
       const doc = (await request(portal.url, "/api/portal/v1/openapi.json")).json as {
         paths: Record<string, Record<string, unknown>>
       }
-      const apiPaths = Object.keys(doc.paths)
-      expect(apiPaths).toContain("/api/portal/v1/sync/seal")
-      const token = claimPath.split("/").pop()!
-      const attempts: Array<{ method: string; path: string }> = []
-      for (const p of apiPaths) {
-        // the ingest is the invite's upload: it creates a draft claim and nothing else (tested in Ingest.test.ts)
-        if (p === "/api/portal/v1/snapshots") continue
-        for (const method of writeMethods) attempts.push({ method, path: pathWithParams(p).replace("/x", `/${token}`) })
-      }
-      for (const r of [...claimRoutes(), { method: "POST", path: "/claim/:token/seal" }]) {
-        for (const method of writeMethods) attempts.push({ method, path: r.path.replace(":token", token) })
-      }
-      const sealRequest = {
-        licence: "lic_agent",
-        signer: { name: "Agent", role: "DPO", email: null },
-        acceptedTerms: null,
-        acknowledgeOpenCalls: true,
-        snapshotSha256: "0".repeat(64)
-      }
-      const seen: Array<string> = []
-      for (const a of attempts) {
-        const json = a.path.startsWith("/api/")
-        const r = await request(portal.url, a.path, {
-          method: a.method,
-          headers: json
-            ? { "content-type": "application/json" }
-            : {
-              // what a browser on the portal's own page sends: past the same-origin check, so only the
-              // missing session stops it
-              "content-type": "application/x-www-form-urlencoded",
-              origin: portal.url,
-              referer: `${portal.url}${claimPath}`,
-              "sec-fetch-site": "same-origin"
-            },
-          body: json
-            ? JSON.stringify({ ...writeAttempt, ...sealRequest })
-            : "name=Agent&role=DPO&contact=a%40b.c&acknowledgeOpenCalls=on&code=000000"
-        })
-        seen.push(`${a.method} ${a.path.replace(token, ":token")} ${r.status}`)
-        // POST /claim/:token/code mails a sign-in code to the claim's own recipient (the human's step), and
-        // POST /claim/:token/open on a claim bound to a recipient only sends back to the page: 303, no session
-        const redirects = a.method === "POST" && (a.path.endsWith("/code") || a.path.endsWith("/open"))
-        const allowed = redirects ? [303] : [400, 401, 403, 404, 405, 409, 422]
-        expect(String(r.headers["set-cookie"] ?? ""), `${a.method} ${a.path}`).not.toContain(sessionCookie)
-        expect(allowed, `${a.method} ${a.path}: ${r.status} ${r.body.slice(0, 200)}`).toContain(r.status)
-      }
-      expect(seen).toContain("POST /api/portal/v1/sync/seal 401")
-      expect(seen).toContain("POST /api/portal/v1/sync/snapshots 401")
-      // a wrong sign-in code is refused as such; the forms that change the record need the session
-      expect(seen).toContain("POST /claim/:token/verify 400")
-      for (const form of ["controller", "dora", "sync-tokens", "sync-tokens/revoke"]) {
-        expect(seen.find((l) => l.startsWith(`POST /claim/:token/${form} `)), form).toMatch(/ 40[13]$/)
-      }
-      expect(counts()).toEqual(start)
-    },
-    120_000
-  )
-
-  it("(f) no HTTP route issues or revokes a licence: the only licence route is GET /licences/revoked", async () => {
-    const doc = (await request(portal.url, "/api/portal/v1/openapi.json")).json as {
-      paths: Record<string, Record<string, unknown>>
-    }
-    const licenceRoutes = Object.entries(doc.paths).filter(([p]) => /licen[cs]e/i.test(p))
-    expect(licenceRoutes.map(([p, ops]) => [p, Object.keys(ops).filter((m) => m !== "parameters")])).toEqual([
-      ["/api/portal/v1/licences/revoked", ["get"]]
-    ])
-    expect(claimRoutes().filter((r) => /licen[cs]e|issue|revoke/i.test(r.path) && !r.path.includes("sync-tokens")))
-      .toEqual([])
-    // and `catalog admin licence` is where they are issued and revoked
-    const help = runCli(["admin", "licence", "--help", "--json"], { cwd: project.dir, env })
-    expect(help.stdout).toMatch(/issue/)
-    expect(help.stdout).toMatch(/revoke/)
-  })
-})
+      const licenceRoutes = Object.entries(doc.paths).filter(([p]) => /licen[cs]e/i.test(p))
+      expect(licenceRoutes.map(([p, ops]) => [p, Object.keys(ops).filter((m) => m !== "parameters")])).toEqual([
+        ["/api/portal/v1/licences/revoked", ["get"]]
+      ])
+      expect(claimRoutes().filter((r) => /licen[cs]e|issue|revoke/i.test(r.path) && !r.path.includes("sync-tokens")))
+        .toEqual([])
+      // and `catalog admin licence` is where they are issued and revoked
+      const help = runCli(["admin", "licence", "--help", "--json"], { cwd: project.dir, env })
+      expect(help.stdout).toMatch(/issue/)
+      expect(help.stdout).toMatch(/revoke/)
+    })
+  }
+)
 
 describe("(e) catalog verify off a terminal", () => {
   it.todo(
