@@ -209,6 +209,6 @@ describe("the package is the free build: no official export and attestation (POR
     "`catalog verify` in the installed free build answers PORTAL_NOT_INSTALLED (the verify command is on the \"verify\" helper's branch, not yet on main)"
   )
   it.todo(
-    "the free bundle carries no signing module (no chunk contains \"OFFICIAL RECORD \\u2014 sealed\"): needs Seal.ts reached only behind `officialInstalled` (see docs/decisions.md)"
+    "the free bundle carries no signing module (no chunk contains \"OFFICIAL RECORD \\u2014 sealed\"): needs Seal.ts imported only inside a branch on __CATALOG_OFFICIAL__ itself (docs/decisions.md, Free build)"
   )
 })
