@@ -1,10 +1,15 @@
 // Bundles src/bin.ts into dist/ as ESM with code splitting, so that the CLI loads only what a command needs.
+// Two editions (src/edition.ts): `--free` is the npm package (prepack), without the official export and
+// attestation — `__CATALOG_OFFICIAL__` is the constant false, so esbuild drops the code behind
+// `officialInstalled` and every path to the official record answers PORTAL_NOT_INSTALLED; without it, the
+// full build (`npm run build`, which the tests run).
 // The bundle is written to a fresh folder and moved in with renames, so a build never leaves dist/
 // missing or half-written for a CLI that is running at the same time.
 import { build } from "esbuild"
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
 import { portalEsbuildPlugin } from "../src/programs/http/portal/bundle.mjs"
 
+const free = process.argv.includes("--free")
 const out = `dist.build-${process.pid}`
 rmSync(out, { recursive: true, force: true })
 try {
@@ -25,6 +30,7 @@ try {
         "import { createRequire as __catalogCreateRequire } from 'node:module'; const require = __catalogCreateRequire(import.meta.url);"
     },
     external: ["pg-native", "cloudflare:sockets"],
+    define: { __CATALOG_OFFICIAL__: free ? "false" : "true" },
     // The local portal page (served by `catalog open`) as strings: `virtual:portal-assets`.
     plugins: [portalEsbuildPlugin()]
   })

@@ -8,3 +8,6 @@
 declare const __CATALOG_OFFICIAL__: boolean | undefined
 
 export const officialInstalled: boolean = typeof __CATALOG_OFFICIAL__ === "boolean" ? __CATALOG_OFFICIAL__ : true
+
+/** The edition's name, as `catalog --version --json` and `catalog help --json` say it. */
+export const edition: "free" | "full" = officialInstalled ? "full" : "free"

@@ -7,6 +7,10 @@
  *
  * The installed CLI is run with the Node binary running this test (≥ 22.18 under `npm test`), as the
  * machine's PATH node may be older.
+ *
+ * The package is the FREE build (src/edition.ts: `prepack` builds with `--free`), so it is packed from a
+ * staging folder (the repository's sources linked, its package.json copied): packing in the clone itself
+ * would leave the clone's dist/ free while the other e2e tests run the full build from it.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -25,6 +29,7 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf
 const work = tempProject("ldc-pack-")
 const root = fs.realpathSync(work.dir)
 const packDir = path.join(root, "pack")
+const stageDir = path.join(root, "stage")
 const installDir = path.join(root, "install")
 /** npm itself runs on this Node too (the package's engines say ≥ 22.18). */
 const npmEnv = baseEnv({ PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env["PATH"] ?? ""}` })
@@ -65,7 +70,12 @@ beforeAll(() => {
   // A project that installs the tool (npm 11 cannot install a dependency-free tarball into a folder with no
   // package.json: "Tracker idealTree already exists").
   fs.writeFileSync(path.join(installDir, "package.json"), JSON.stringify({ name: "uses-the-catalog", private: true }))
-  packed = (JSON.parse(npm(["pack", "--json", "--pack-destination", packDir], repoRoot)) as Array<typeof packed>)[0]!
+  fs.mkdirSync(stageDir)
+  for (const f of ["src", "scripts", "node_modules"]) fs.symlinkSync(path.join(repoRoot, f), path.join(stageDir, f))
+  for (const f of ["package.json", "README.md", "catalog.yml.example", "tsconfig.json", "LICENSE"]) {
+    if (fs.existsSync(path.join(repoRoot, f))) fs.copyFileSync(path.join(repoRoot, f), path.join(stageDir, f))
+  }
+  packed = (JSON.parse(npm(["pack", "--json", "--pack-destination", packDir], stageDir)) as Array<typeof packed>)[0]!
   npm(["install", path.join(packDir, packed.filename), "--no-audit", "--no-fund", "--prefer-offline"], installDir)
   installedEntry = fs.realpathSync(path.join(installDir, "node_modules", pkg.name, "dist", "bin.js"))
 }, 600_000)
@@ -163,4 +173,42 @@ describe("npm pack → npm install → a working CLI and MCP server", () => {
       await client.close()
     }
   })
+})
+
+describe("the package is the free build: no official export and attestation (PORTAL_NOT_INSTALLED)", () => {
+  const installedDist = () => path.dirname(installedEntry)
+
+  it("says so: --version --json and help --json name the free edition; plain --version is the bare version", () => {
+    expect(JSON.parse(ok(["--version", "--json"]).stdout)).toEqual({
+      tool: "catalog",
+      version: pkg.version,
+      edition: "free"
+    })
+    expect(JSON.parse(ok(["help", "--json"]).stdout)).toMatchObject({ tool: "catalog", edition: "free" })
+    expect(ok(["--version"]).stdout.trim()).toBe(pkg.version)
+  })
+
+  it("was built with the edition constant folded in (no chunk still reads __CATALOG_OFFICIAL__)", () => {
+    const chunks = fs.readdirSync(installedDist()).filter((f) => f.endsWith(".js"))
+    expect(chunks.length).toBeGreaterThan(1)
+    for (const f of chunks) {
+      expect(fs.readFileSync(path.join(installedDist(), f), "utf8"), f).not.toContain("__CATALOG_OFFICIAL__")
+    }
+  })
+
+  it("packing did not touch the clone's full build (the other e2e tests run it)", () => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, "dist", "bin.js"), "--version", "--json"], {
+      env: baseEnv({}),
+      encoding: "utf8"
+    })
+    expect(r.status, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({ edition: "full" })
+  })
+
+  it.todo(
+    "`catalog verify` in the installed free build answers PORTAL_NOT_INSTALLED (the verify command is on the \"verify\" helper's branch, not yet on main)"
+  )
+  it.todo(
+    "the free bundle carries no signing module (no chunk contains \"OFFICIAL RECORD \\u2014 sealed\"): needs Seal.ts imported only inside a branch on __CATALOG_OFFICIAL__ itself (docs/decisions.md, Free build)"
+  )
 })

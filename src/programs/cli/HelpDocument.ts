@@ -4,6 +4,7 @@
  * and the CLI part of the error registry.
  */
 import { Effect } from "effect"
+import { edition } from "../../edition.js"
 import { cliRegistry, InvalidParam } from "../../errors/index.js"
 import { version } from "../../version.js"
 import { type CommandNode, commandTree, groupOptions } from "./CommandTree.js"
@@ -75,6 +76,8 @@ export const helpDocumentOf = (tree: CommandNode) => {
     tool: "catalog",
     package: "local-data-catalog",
     version,
+    /** "free" (the npm package: no official export and attestation) or "full" (src/edition.ts). */
+    edition,
     usage: "catalog <command> [options]",
     globalOptions,
     exitCodes: {

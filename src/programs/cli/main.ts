@@ -6,6 +6,7 @@ import { ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Option } from "effect"
+import { edition } from "../../edition.js"
 import type { CatalogErrorShape } from "../../errors/define.js"
 import { type ErrorBody, isCatalogError, toErrorBody } from "../../errors/index.js"
 import { NodeFilesLive } from "../../layers/NodeFiles.js"
@@ -195,7 +196,7 @@ const builtIn = (
   }
   if (!flags.json) return Effect.succeed(false)
   if (args.length === 1 && args[0] === "--version") {
-    return Effect.as(Console.log(JSON.stringify({ tool: "catalog", version }, null, 2)), true)
+    return Effect.as(Console.log(JSON.stringify({ tool: "catalog", version, edition }, null, 2)), true)
   }
   if (args.includes("--help") || args.includes("-h")) {
     return Effect.as(Console.log(JSON.stringify(helpFor(args), null, 2)), true)
