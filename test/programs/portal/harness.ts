@@ -52,7 +52,12 @@ export const tempDir = (prefix = "ldc-portal-"): string => fs.mkdtempSync(path.j
 export const startTestPortal = async (
   backend: Backend,
   env: Record<string, string> = {},
-  options: { readonly mail?: "capture" | "none" | "refused"; readonly databaseUrl?: string } = {}
+  options: {
+    readonly mail?: "capture" | "none" | "refused"
+    readonly databaseUrl?: string
+    /** false: a build without the official export (sealing answers PORTAL_NOT_INSTALLED). */
+    readonly officialInstalled?: boolean
+  } = {}
 ): Promise<Portal> => {
   const dir = tempDir()
   const scope = Effect.runSync(Scope.make())
@@ -99,7 +104,8 @@ export const startTestPortal = async (
         Mail,
         options.mail === "none" ? notConfigured : options.mail === "refused" ? refused : capture
       ),
-      log: (line) => logs.push(line)
+      log: (line) => logs.push(line),
+      ...(options.officialInstalled !== undefined ? { officialInstalled: options.officialInstalled } : {})
     })
     const store = yield* Effect.provide(PortalStore, storeContext)
     return { ...running, store, where }
