@@ -7,7 +7,7 @@
  *   BEGIN IMMEDIATE serialises every writer. The partial unique index `claims_one_live_per_record` is the
  *   last word: an ingest that still meets a concurrent one there is retried whole (bounded).
  * - remove: the whole record (every claim with the claim's record key) removed in one transaction: snapshots,
- *   sessions, codes, DORA fills and sync tokens deleted; licences and seals kept.
+ *   sessions, codes and DORA fills deleted; licences, seals and sync token hashes kept.
  * - countUpload: one upsert (`ON CONFLICT … DO UPDATE … RETURNING`), so no count is lost.
  * - checkCode: the code row is read `FOR UPDATE` (PostgreSQL) inside a transaction; a passing code is deleted.
  * - openUnbound: a conditional UPDATE (`opened = false`) with RETURNING: only one caller changes the row.
@@ -191,10 +191,6 @@ export const PortalStoreLive = Layer.effect(
           yield* sql`DELETE FROM snapshots WHERE claim_id = ${id}`
           yield* sql`DELETE FROM sessions WHERE claim_id = ${id}`
           yield* sql`DELETE FROM codes WHERE claim_id = ${id}`
-          // Issue 12: the DORA cells filled on its page and its machines' sync tokens go too; its licences
-          // and seals stay (the operator's records; a seal is the official record and must stay verifiable).
-          yield* sql`DELETE FROM dora_fills WHERE claim_id = ${id}`
-          yield* sql`DELETE FROM sync_tokens WHERE claim_id = ${id}`
         }
         yield* sql`INSERT INTO claims (id, token_hash, record_key_hash, state, recipient, unbound, opened,
             created_at, last_upload_at, bytes, sha256)
@@ -248,10 +244,10 @@ export const PortalStoreLive = Layer.effect(
           yield* sql`DELETE FROM snapshots WHERE claim_id = ${id}`
           yield* sql`DELETE FROM sessions WHERE claim_id = ${id}`
           yield* sql`DELETE FROM codes WHERE claim_id = ${id}`
-          // Issue 12: the DORA cells filled on its page and its machines' sync tokens go too; its licences
-          // and seals stay (the operator's records; a seal is the official record and must stay verifiable).
+          // Issue 12: the DORA cells filled on its page go too. Kept: its licences and seals (the operator's
+          // records; a seal is the official record and must stay verifiable) and its sync tokens' hashes, so a
+          // paired machine is told CLAIM_NOT_SYNCABLE ("removed") rather than a bare SYNC_UNAUTHORIZED.
           yield* sql`DELETE FROM dora_fills WHERE claim_id = ${id}`
-          yield* sql`DELETE FROM sync_tokens WHERE claim_id = ${id}`
         }
         return { claim: yield* mustExist(claimId), claims: ids.map((r) => r.id).sort() }
       }))
