@@ -9,15 +9,14 @@
  * last seal kept); and a build without the official export (PORTAL_NOT_INSTALLED, 501, before any check).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect } from "effect"
 import { createHash, createPublicKey, verify } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SealManifest, SyncStatus } from "../../../src/domain/Sync.js"
-import { portalSqlClient, portalStoreOnClient, type PortalStores } from "../../../src/layers/portal/PortalSql.js"
 import { LicenceStore } from "../../../src/services/portal/LicenceStore.js"
 import { SealStore } from "../../../src/services/portal/SealStore.js"
 import { sampleSnapshot } from "../../utils/snapshots.js"
-import { type Backend, type Portal, recordKey, request, startTestPortal, upload } from "./harness.js"
+import { type Backend, type Portal, recordKey, request, startTestPortal, upload, withPortalStores } from "./harness.js"
 
 const terms = "2026-11"
 
@@ -26,28 +25,9 @@ interface Receipt {
   readonly claimUrl: string
 }
 
-/** The portal's stores on its own database (a second connection), for what the page cannot do: licences. */
-const withStores = async <A>(
-  portal: Portal,
-  effect: Effect.Effect<A, unknown, PortalStores | SqlClient.SqlClient>
-): Promise<A> => {
-  const scope = Effect.runSync(Scope.make())
-  try {
-    const context = await Effect.runPromise(
-      Scope.extend(
-        Layer.build(portalStoreOnClient.pipe(Layer.provideMerge(portalSqlClient(portal.where)))),
-        scope
-      )
-    )
-    return await Effect.runPromise(Effect.provide(effect, context))
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
-
 let n = 0
 const issue = (portal: Portal, claimId: string, kind: "active" | "expired" | "revoked") =>
-  withStores(
+  withPortalStores(
     portal,
     Effect.gen(function*() {
       const licences = yield* LicenceStore
@@ -150,7 +130,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
     // 6. the open legal calls, not acknowledged
     r = await seal({ acceptTerms: terms, ...signer })
     expect([r.status, refusalCode(r.body)]).toEqual([409, "OPEN_LEGAL_CALLS"])
-    expect(await withStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))).toBeNull()
+    expect(await withPortalStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))).toBeNull()
     expect(sealSection(r.body)).not.toContain("Sealed on")
 
     // Sealed: 303 back to the claim, which shows who sealed it and the downloads.
@@ -161,7 +141,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
     const section = sealSection(sealed)
     expect(section).toMatch(/Sealed on \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC by Ada &lt;Lovelace&gt;, DPO/)
     expect(section).toContain("href=\"/api/portal/v1/signing-key\"")
-    const stored = await withStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))
+    const stored = await withPortalStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))
     expect(stored).toMatchObject({ via: "claim-page", termsVersion: terms, licence: { id: licenceId } })
     expect(stored!.acknowledgedOpenCalls.length).toBeGreaterThan(0)
     expect(stored!.signer).toEqual({ name: "Ada <Lovelace>", role: "DPO", email: null })
@@ -239,7 +219,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
     expect(fetchSite.status).toBe(403)
     const otherSession = await form(portal, `${a.path}/seal`, everything, { cookie: b.session })
     expect(otherSession.status).toBe(403)
-    expect(await withStores(portal, Effect.flatMap(SealStore, (s) => s.latest(a.claimId)))).toBeNull()
+    expect(await withPortalStores(portal, Effect.flatMap(SealStore, (s) => s.latest(a.claimId)))).toBeNull()
     // And the downloads of another claim's session: 403.
     expect((await request(portal.url, `${a.path}/sealed/ropa.json`, { headers: { cookie: b.session } })).status)
       .toBe(403)
@@ -288,7 +268,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
     expect(page).toContain(`${path}/sealed/dora.json`)
 
     // The licence expires: a draft again for new changes, the last seal kept.
-    await withStores(portal, expireLicence(licenceId))
+    await withPortalStores(portal, expireLicence(licenceId))
     const expired = await status()
     expect(expired.seal.state).toBe("draft")
     expect(expired.seal.reason).toBe("LICENCE_EXPIRED")

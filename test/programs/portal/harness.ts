@@ -2,13 +2,19 @@
  * The portal in-process, through its real HTTP server on port 0, over a real store: SQLite in a temp
  * home or a fresh PostgreSQL database. Mail is captured (a dev-like transport that records each message).
  */
+import type { SqlClient } from "@effect/sql"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { generateKeyPairSync, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { portalStoreLayer } from "../../../src/layers/portal/PortalSql.js"
+import {
+  portalSqlClient,
+  portalStoreLayer,
+  portalStoreOnClient,
+  type PortalStores
+} from "../../../src/layers/portal/PortalSql.js"
 import { startPortal } from "../../../src/programs/portal/main.js"
 import { loadSigningKey, parseSettings } from "../../../src/programs/portal/Settings.js"
 import { Mail, type MailMessage, MailSendFailed, type MailShape } from "../../../src/services/Mail.js"
@@ -183,3 +189,22 @@ export const upload = (
     },
     body: typeof snapshot === "string" ? snapshot : JSON.stringify(snapshot)
   })
+
+/**
+ * Runs `effect` on the portal's own store (a second connection to its database or SQLite file): for what
+ * no page does, e.g. issuing a licence (`catalog admin licence issue` in real life) or moving a date.
+ */
+export const withPortalStores = async <A>(
+  portal: Portal,
+  effect: Effect.Effect<A, unknown, PortalStores | SqlClient.SqlClient>
+): Promise<A> => {
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const context = await Effect.runPromise(
+      Scope.extend(Layer.build(portalStoreOnClient.pipe(Layer.provideMerge(portalSqlClient(portal.where)))), scope)
+    )
+    return await Effect.runPromise(Effect.provide(effect, context))
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
