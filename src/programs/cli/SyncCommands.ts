@@ -2,7 +2,8 @@
  * `push`: metadata sync to the paired portal — the refreshed draft (the snapshot `invite` builds, with no
  * recipient) uploaded to the claim CATALOG_SYNC_TOKEN names. Refusals in order: catalog-only (nothing
  * leaves), no catalog, the pairing (SYNC_MISCONFIGURED / SYNC_UNAUTHORIZED from the environment), then what
- * the portal says (services/Sync.ts).
+ * the portal says (services/Sync.ts). After the upload stood: the DORA cells filled on the claim page are
+ * pulled (`afterPush`, the rule of `catalog dora pull`); a failed pull is only a DORA_PULL_FAILED warning.
  */
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
@@ -171,6 +172,6 @@ export const runPush = Effect.gen(function*() {
 
 export const push = Command.make("push", {}, () => runPush).pipe(
   Command.withDescription(
-    "Metadata sync to the paired portal: upload the refreshed draft (the snapshot `invite` builds: names, types, flags and drafts, never a row value) to the claim CATALOG_SYNC_TOKEN names at CATALOG_PORTAL_URL, and print the claim, bytes, SHA-256 and time. Catalog-only wins (CATALOG_ONLY: nothing leaves). Pair a machine on the claim page under 'Connect a machine'."
+    "Metadata sync to the paired portal: upload the refreshed draft (the snapshot `invite` builds: names, types, flags and drafts, never a row value) to the claim CATALOG_SYNC_TOKEN names at CATALOG_PORTAL_URL, and print the claim, bytes, SHA-256 and time; then pull the DORA cells filled on the claim page (as `catalog dora pull` does: a person's local value is kept and listed as a conflict; a failed pull is a DORA_PULL_FAILED warning, the push stands). Catalog-only wins (CATALOG_ONLY: nothing leaves). Pair a machine on the claim page under 'Connect a machine'."
   )
 )
