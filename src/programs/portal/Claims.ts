@@ -690,7 +690,13 @@ export const sealedDownload = (token: string) =>
     if (session === null) return sessionRequired("download the sealed record")
     const path = new URL(request.url, "http://x").pathname
     const at = path.indexOf(sealedPrefix)
-    const requested = at === -1 ? "" : decodeURIComponent(path.slice(at + sealedPrefix.length))
+    const raw = at === -1 ? "" : path.slice(at + sealedPrefix.length)
+    let requested = ""
+    try {
+      requested = decodeURIComponent(raw)
+    } catch {
+      requested = "" // malformed escapes name no file: 404 below
+    }
     const signature = requested.endsWith(".sig")
     const name = signature ? requested.slice(0, -".sig".length) : requested
     const seals = yield* SealStore

@@ -200,6 +200,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
       404
     )
     expect((await form(portal, `${path}/seal`, everything)).status).toBe(403)
+    expect((await request(portal.url, `${path}/sealed/%E0%A4%A`, { headers: { cookie: session } })).status).toBe(404)
   })
 
   it("refuses a cross-site post and a session of another claim (403), storing nothing", async () => {
