@@ -6,7 +6,8 @@
  *   claim and its snapshot inserted in one transaction. On PostgreSQL a per-record advisory lock serialises ingests of one record; SQLite's
  *   BEGIN IMMEDIATE serialises every writer. The partial unique index `claims_one_live_per_record` is the
  *   last word: an ingest that still meets a concurrent one there is retried whole (bounded).
- * - remove: the whole record (every claim with the claim's record key) removed in one transaction.
+ * - remove: the whole record (every claim with the claim's record key) removed in one transaction: snapshots,
+ *   sessions, codes and DORA fills deleted; licences, seals and sync token hashes kept.
  * - countUpload: one upsert (`ON CONFLICT … DO UPDATE … RETURNING`), so no count is lost.
  * - checkCode: the code row is read `FOR UPDATE` (PostgreSQL) inside a transaction; a passing code is deleted.
  * - openUnbound: a conditional UPDATE (`opened = false`) with RETURNING: only one caller changes the row.
@@ -243,6 +244,10 @@ export const PortalStoreLive = Layer.effect(
           yield* sql`DELETE FROM snapshots WHERE claim_id = ${id}`
           yield* sql`DELETE FROM sessions WHERE claim_id = ${id}`
           yield* sql`DELETE FROM codes WHERE claim_id = ${id}`
+          // Issue 12: the DORA cells filled on its page go too. Kept: its licences and seals (the operator's
+          // records; a seal is the official record and must stay verifiable) and its sync tokens' hashes, so a
+          // paired machine is told CLAIM_NOT_SYNCABLE ("removed") rather than a bare SYNC_UNAUTHORIZED.
+          yield* sql`DELETE FROM dora_fills WHERE claim_id = ${id}`
         }
         return { claim: yield* mustExist(claimId), claims: ids.map((r) => r.id).sort() }
       }))

@@ -7,14 +7,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import type { DoraViolation } from "../../domain/Compliance.js"
-import { syncTokenPrefix } from "../../domain/Sync.js"
-import { CatalogOnly, DoraInputInvalid, SyncMisconfigured, SyncUnauthorized } from "../../errors/index.js"
+import { CatalogOnly, DoraInputInvalid, type SyncMisconfigured } from "../../errors/index.js"
 import { PortalClientLive } from "../../layers/PortalClient.js"
 import { SqlWriteLive, StoreReadOnlyLive } from "../../layers/Sql.js"
 import { AppEnv } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import type { DoraFillsRequest } from "../../services/PortalClient.js"
 import { StoreReader } from "../../services/Store.js"
+import { notPaired, resolvePairing } from "../../services/Sync.js"
 import { bold, dim, emit, green, red, yellow } from "./render.js"
 
 const doraModule = Effect.promise(() => import("../../services/Dora.js"))
@@ -163,61 +163,17 @@ export const doraExport = Command.make("export", {
 
 // ── dora pull (issue 12 part 2) ─────────────────────────────────────────────────────────────────────
 
-const howToPair =
-  "On the claim page, open 'Connect a machine', create a sync token, and set CATALOG_PORTAL_URL and CATALOG_SYNC_TOKEN to the two lines it shows."
-
 /**
- * The pairing from the environment (CATALOG_PORTAL_URL, CATALOG_SYNC_TOKEN, CATALOG_INGEST_TOKEN), or
- * SYNC_MISCONFIGURED / SYNC_UNAUTHORIZED (a value that is not a sync token). TODO(lead): the "sync" branch's
- * `resolvePairing` (src/services/Sync.ts) does the same for `push`; use it here once both are merged.
+ * The pairing from the environment, resolved exactly as `push` resolves it (services/Sync.ts
+ * `resolvePairing`): SYNC_MISCONFIGURED when the machine is not paired or half paired, SYNC_UNAUTHORIZED for
+ * a value that is not a sync token.
  */
-const doraPairing = (env: Readonly<Record<string, string | undefined>>) =>
-  Effect.gen(function*() {
-    const set = (v: string | undefined) => (v?.trim() ?? "") === "" ? null : v!.trim()
-    const rawUrl = set(env["CATALOG_PORTAL_URL"])
-    const token = set(env["CATALOG_SYNC_TOKEN"])
-    if (rawUrl === null || token === null) {
-      return yield* new SyncMisconfigured({
-        message: rawUrl === null && token === null
-          ? "This machine is not paired with a portal: neither CATALOG_PORTAL_URL nor CATALOG_SYNC_TOKEN is set. Nothing was pulled."
-          : rawUrl === null
-          ? "CATALOG_SYNC_TOKEN is set but CATALOG_PORTAL_URL is not: there is no portal to pull from. Nothing was pulled."
-          : "CATALOG_PORTAL_URL is set but CATALOG_SYNC_TOKEN is not: this machine is not paired with a claim. Nothing was pulled.",
-        fix: howToPair,
-        param: rawUrl === null ? "CATALOG_PORTAL_URL" : "CATALOG_SYNC_TOKEN"
-      })
-    }
-    let url: URL | null = null
-    try {
-      url = new URL(rawUrl)
-    } catch {
-      url = null
-    }
-    if (
-      url === null || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "" ||
-      url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== ""
-    ) {
-      return yield* new SyncMisconfigured({
-        message:
-          "CATALOG_PORTAL_URL is not a plain http(s) address (no user name, password, query or fragment). Nothing was pulled.",
-        fix: "Set CATALOG_PORTAL_URL to the portal's address, e.g. https://portal.example.com.",
-        param: "CATALOG_PORTAL_URL"
-      })
-    }
-    if (!token.startsWith(syncTokenPrefix)) {
-      return yield* new SyncUnauthorized({
-        message:
-          `CATALOG_SYNC_TOKEN is not a sync token (sync tokens start with ${syncTokenPrefix}). Nothing was sent.`,
-        fix: howToPair,
-        param: "CATALOG_SYNC_TOKEN"
-      })
-    }
-    return {
-      portalUrl: rawUrl,
-      syncToken: token,
-      ingestToken: set(env["CATALOG_INGEST_TOKEN"])
-    } satisfies DoraFillsRequest
-  })
+const doraPullPairing = (env: Readonly<Record<string, string | undefined>>) =>
+  Effect.flatMap(
+    resolvePairing(env),
+    (pairing): Effect.Effect<DoraFillsRequest, SyncMisconfigured> =>
+      pairing.kind === "unpaired" ? Effect.fail(notPaired()) : Effect.succeed(pairing.request)
+  )
 
 const pullModule = Effect.promise(() => import("../../services/DoraPull.js"))
 
@@ -234,7 +190,7 @@ export const doraPull = Command.make("pull", {}, () =>
           "Fill the register here with `catalog dora set`, or switch catalog-only off with `catalog config catalog-only off`."
       })
     }
-    const request = yield* doraPairing((yield* AppEnv).env)
+    const request = yield* doraPullPairing((yield* AppEnv).env)
     const { pullDoraFills } = yield* pullModule
     const r = yield* pullDoraFills(entity, request).pipe(
       Effect.provide(Layer.mergeAll(Dora.Default, PortalClientLive).pipe(Layer.provideMerge(SqlWriteLive)))

@@ -41,6 +41,7 @@ import {
   LicenceRevoked,
   LicenceTenantMismatch,
   OpenLegalCalls,
+  PortalNotInstalled,
   SchemaMigrationRequired,
   SealPullFailed,
   SignerNameRequired,
@@ -176,6 +177,7 @@ const portal = HttpApiGroup.make("portal")
       .addError(ControllerRequired)
       .addError(SignerNameRequired)
       .addError(OpenLegalCalls)
+      .addError(PortalNotInstalled)
       .annotate(OpenApi.Summary, "seal the paired claim's newest draft (`catalog verify`, a human at a terminal)")
       .annotate(
         OpenApi.Description,

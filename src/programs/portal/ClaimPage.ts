@@ -16,7 +16,7 @@ import { createHash } from "node:crypto"
 import type { Column, Dataset, LineageEdge, SourceState } from "../../domain/Catalog.js"
 import type { Activity, DoraRegister, LegalField } from "../../domain/Compliance.js"
 import type { Snapshot } from "../../domain/Snapshot.js"
-import type { DoraFill, LicenceInfo } from "../../domain/Sync.js"
+import type { AcknowledgedCall, DoraFill, LicenceInfo, Signer } from "../../domain/Sync.js"
 import { doraTemplates } from "../../dora/templates.js"
 
 type ClassValue = Column["classification"]["value"]
@@ -208,6 +208,8 @@ form.fields label { display: grid; gap: 4px; font-weight: 600; }
 form.fields input { font: inherit; font-weight: 400; height: 38px; padding: 0 10px; border: 1px solid var(--border-strong); border-radius: 8px; background: var(--surface); color: var(--text); }
 button { font: inherit; font-weight: 600; cursor: pointer; border-radius: 8px; padding: 8px 16px; border: 1px solid var(--accent); background: var(--accent); color: #fff; justify-self: start; }
 button:hover { background: var(--accent-2); }
+form.fields label.check { display: flex; align-items: flex-start; gap: 8px; font-weight: 500; }
+form.fields label.check input { height: auto; margin-top: 4px; }
 .print-only { display: none; }
 footer.foot { max-width: 1180px; margin: 0 auto; padding: 0 24px 32px; color: var(--muted); font-size: 0.86em; }
 @page {
@@ -309,6 +311,8 @@ export interface ClaimPageContext {
   readonly doraFill?: { readonly action: string; readonly fills: ReadonlyArray<DoraFill> } | null
   /** The portal's 'Connect a machine' section (the record's admin only): sync tokens, create and revoke. */
   readonly connect?: ConnectMachineView | null
+  /** The portal's "Seal the record" section (a session of the claim): the form, or the seal and its downloads. */
+  readonly seal?: SealView | null
 }
 
 /** The licence state of a claim on the portal: none, active until …, expired, revoked (issue 12). */
@@ -358,6 +362,142 @@ const officialStamp = (o: OfficialStamp): Html =>
       }.`
       : ""
   }</span></div>`
+
+// ── seal the record (issue 12 part 4) ──────────────────────────────────────────────────────────────
+
+/** One sealed artifact as the claim page offers it for download, with its detached signature. */
+export interface SealedDownload {
+  readonly name: string
+  readonly bytes: number
+  readonly sha256: string
+  /** GET: the artifact (attachment). */
+  readonly href: string
+  /** GET: its raw 64-byte Ed25519 signature (attachment). */
+  readonly signatureHref: string
+}
+
+export interface SealView {
+  /** false: the free build — sealing is the paid step and is not installed here (no form). */
+  readonly installed: boolean
+  /** POST: `acceptTerms` (= the version), `signerName`, `signerRole`, `signerEmail`, `acknowledgeOpenCalls`. */
+  readonly action: string
+  /** CATALOG_TOS_VERSION: the agreement's checkbox is shown only when set. */
+  readonly termsVersion: string | null
+  /** The open legal calls of the newest draft (a seal acknowledges them or waits until they are closed). */
+  readonly openCalls: ReadonlyArray<typeof AcknowledgedCall.Type>
+  /** The record's newest seal, if any, with its downloads and the state now (sealed, or a draft again and why). */
+  readonly sealed: {
+    readonly id: string
+    readonly sealedAt: string
+    readonly signer: Signer
+    readonly termsVersion: string | null
+    readonly acknowledgedOpenCalls: ReadonlyArray<typeof AcknowledgedCall.Type>
+    readonly licenceId: string
+    readonly state: "sealed" | "draft"
+    readonly reason: string | null
+    readonly downloads: ReadonlyArray<SealedDownload>
+  } | null
+  /** The portal's public key (PEM): what the signatures verify against. */
+  readonly publicKeyHref: string
+  /** The refusal of the last attempt (its code, message and fix), shown above the form. */
+  readonly refusal: { readonly code: string; readonly message: string; readonly fix: string | null } | null
+  /** What the form held when it was refused (so nothing typed is lost). */
+  readonly values: { readonly name: string; readonly role: string; readonly email: string }
+}
+
+const openCallList = (calls: ReadonlyArray<typeof AcknowledgedCall.Type>): Html =>
+  html`<ul class="open-calls">${
+    calls.map((c) => html`<li>${c.activity} — <code>${c.field}</code> (${c.status})</li>`)
+  }</ul>`
+
+const sealForm = (view: SealView, ctx: ClaimPageContext): Html => {
+  const l = ctx.licence
+  const licenceLine = l === null || l === undefined
+    ? html`<p id="seal-licence" data-state="none"><strong>No licence:</strong> sealing needs an active licence. The portal's operator issues one after payment.</p>`
+    : l.state === "active"
+    ? html`<p id="seal-licence" data-state="active">Licence <code>${l.id}</code> is <strong>active</strong> until ${
+      when(l.expiresAt)
+    }: sealing is unlocked.</p>`
+    : html`<p id="seal-licence" data-state="${l.state}">Licence <code>${l.id}</code> is <strong>${l.state}</strong>: sealing needs an active licence.</p>`
+  return html`${licenceLine}
+${
+    view.refusal !== null
+      ? html`<div class="banner bad" role="alert" id="seal-refusal"><strong>Not sealed — <code>${view.refusal.code}</code></strong><span>${view.refusal.message}${
+        view.refusal.fix !== null ? html` <strong>What to do:</strong> ${view.refusal.fix}` : ""
+      } Nothing was stored.</span></div>`
+      : ""
+  }
+<form class="fields" method="post" action="${view.action}" id="seal-form">
+${
+    view.termsVersion !== null
+      ? html`<label class="check"><input type="checkbox" name="acceptTerms" value="${view.termsVersion}"> I accept the customer agreement (version ${view.termsVersion})</label>`
+      : ""
+  }
+<label>Your name (the signer)<input type="text" name="signerName" maxlength="200" autocomplete="name" value="${view.values.name}"></label>
+<label>Your role (e.g. Data Protection Officer)<input type="text" name="signerRole" maxlength="200" autocomplete="organization-title" value="${view.values.role}"></label>
+<label>Your e-mail (optional)<input type="email" name="signerEmail" maxlength="254" autocomplete="email" value="${view.values.email}"></label>
+${
+    view.openCalls.length > 0
+      ? html`<div id="seal-open-calls"><p><strong>${
+        plural(view.openCalls.length, "legal call")
+      } still open</strong> (suggested, or needing review):</p>${openCallList(view.openCalls)}
+<label class="check"><input type="checkbox" name="acknowledgeOpenCalls" value="yes"> Seal with these calls open (the acknowledgment is recorded)</label></div>`
+      : html`<p class="muted" id="seal-open-calls-none">No legal call is open.</p>`
+  }
+<button type="submit">Seal the record</button>
+</form>`
+}
+
+/** "Seal the record" (portal, a session of the claim): the seal and its downloads, and the form. */
+const sealSection = (ctx: ClaimPageContext): Html => {
+  const view = ctx.seal
+  if (ctx.mode !== "portal" || view === undefined || view === null) return html``
+  const s = view.sealed
+  const sealedBlock = s === null ?
+    html`` :
+    html`<div class="banner ${
+      s.state === "sealed" ? "notice" : "warn"
+    }" id="sealed" data-seal-id="${s.id}" data-state="${s.state}"><strong>Sealed on ${
+      whenText(s.sealedAt)
+    } by ${s.signer.name}, ${s.signer.role}</strong><span>Seal <code>${s.id}</code> under licence <code>${s.licenceId}</code>${
+      s.termsVersion !== null ? html`; customer agreement version <code>${s.termsVersion}</code> accepted` : ""
+    }${
+      s.acknowledgedOpenCalls.length > 0
+        ? html`; sealed with ${plural(s.acknowledgedOpenCalls.length, "open legal call")} acknowledged`
+        : ""
+    }.${
+      s.state === "draft"
+        ? html` The record is a draft again for new changes (<code>${
+          s.reason ?? "LICENCE_EXPIRED"
+        }</code>); what was signed stays valid.`
+        : ""
+    }</span></div>
+<div class="table-wrap"><table class="tbl compact" id="sealed-artifacts"><caption>The signed artifacts</caption>
+<thead><tr><th scope="col">File</th><th scope="col">Bytes</th><th scope="col">SHA-256</th><th scope="col">Signature</th></tr></thead>
+<tbody>${
+      s.downloads.map((d) =>
+        html`<tr><td><a href="${d.href}" download>${d.name}</a></td><td>${
+          num(d.bytes)
+        }</td><td><code>${d.sha256}</code></td><td><a href="${d.signatureHref}" download>${d.name}.sig</a></td></tr>`
+      )
+    }</tbody></table></div>
+<p class="small">Each file carries a detached Ed25519 signature by this portal's key: <a href="${view.publicKeyHref}" id="seal-public-key">the portal's public key</a> (PEM). Anyone verifies a file with <code>openssl pkeyutl -verify -pubin -inkey signing-key.pem -rawin -in ropa.json -sigfile ropa.json.sig</code>.</p>`
+  const body = !view.installed
+    ? html`<p id="seal-not-installed" data-code="PORTAL_NOT_INSTALLED">The official record — sealing and the signed export — is the paid step, and it is not installed in this build of the portal (<code>PORTAL_NOT_INSTALLED</code>). The draft can still be reviewed, completed and shared.</p>`
+    : s === null
+    ? sealForm(view, ctx)
+    : html`<details class="seal-again"${
+      view.refusal !== null ? html` open` : ""
+    }><summary>Seal again (a newer draft)</summary>${sealForm(view, ctx)}</details>`
+  return html`<section class="card" id="seal" aria-labelledby="seal-h">
+<h2 id="seal-h">Seal the record</h2>
+<p class="lead">Sealing makes this draft the official record: the portal signs the RoPA (and the DORA register when in scope) as JSON and as a printable document, with your name and role, the time${
+    view.termsVersion !== null ? ", the agreement version" : ""
+  } and any open calls you acknowledge. A person signs — never a tool.</p>
+${sealedBlock}
+${body}
+</section>`
+}
 
 // ── connect a machine (sync tokens) ───────────────────────────────────────────────────────────────────
 
@@ -871,6 +1011,7 @@ export const renderClaimPage = (snapshot: Snapshot, ctx: ClaimPageContext): stri
   const inScope = snapshot.dora.inScope
   const toc: ReadonlyArray<readonly [string, string]> = [
     ["controller", "Controller"],
+    ...(ctx.seal !== undefined && ctx.seal !== null ? [["seal", "Seal the record"] as const] : []),
     ...(ctx.connect !== undefined && ctx.connect !== null ? [["connect", "Connect a machine"] as const] : []),
     ["ropa", "Activities (RoPA)"],
     ...(inScope ? [["dora", "DORA register"] as const] : []),
@@ -903,6 +1044,7 @@ ${overview(snapshot, ctx)}
   }</ol></nav>
 ${controllerSection(snapshot, ctx)}
 ${licenceSection(ctx)}
+${sealSection(ctx)}
 ${ctx.connect !== undefined && ctx.connect !== null ? connectSection(ctx.connect) : ""}
 ${ropaSection(snapshot)}
 ${inScope ? doraSection(snapshot) : ""}

@@ -9,6 +9,8 @@
  *   POST /claim/:token/controller   saves the controller block (session required)
  *   POST /claim/:token/dora         fills one DORA cell (session required; DORA in scope; checked like `dora set`)
  *   POST /claim/:token/sync-tokens[/revoke]  'Connect a machine' (ConnectMachine.ts; session required)
+ *   POST /claim/:token/seal         "Seal the record" → sealClaim (Seal.ts; session required)
+ *   GET  /claim/:token/sealed/<name>[.sig]  the newest seal's artifacts and signatures (session required)
  * Every POST must come from this portal's own pages (Origin / Referer / Sec-Fetch-Site; cookies SameSite=Strict).
  * Sessions: 32 random bytes, stored hashed, HttpOnly, SameSite=Strict, Path=/claim/<token>, Secure over
  * https, 30 days. The link alone opens nothing on a bound claim: the mailbox is the proof.
@@ -16,7 +18,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Schema } from "effect"
 import { randomInt } from "node:crypto"
-import { claimPagePrefix } from "../../domain/Portal.js"
+import { claimPagePrefix, signingKeyPath } from "../../domain/Portal.js"
 import { Snapshot } from "../../domain/Snapshot.js"
 import type { LicenceInfo } from "../../domain/Sync.js"
 import { checkCell } from "../../dora/cell.js"
@@ -26,10 +28,21 @@ import { licenceState } from "../../services/Licence.js"
 import { Mail, mailOutcome, oneTimeCodeMessage } from "../../services/Mail.js"
 import { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { LicenceStore } from "../../services/portal/LicenceStore.js"
+import { SealStore } from "../../services/portal/SealStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
-import { renderClaimPage, renderGatePage, renderNoticePage } from "./ClaimPage.js"
+import { renderClaimPage, renderGatePage, renderNoticePage, type SealView } from "./ClaimPage.js"
 import { connectMachineView } from "./ConnectMachine.js"
-import { codeCountKey, nowIso, nowMillis, PortalContext, randomToken, readCappedBody, sha256Hex } from "./Context.js"
+import {
+  codeCountKey,
+  nowIso,
+  nowMillis,
+  officialInThisBuild,
+  PortalContext,
+  randomToken,
+  readCappedBody,
+  sha256Hex
+} from "./Context.js"
+import { openLegalCalls, type PortalLicences, sealClaim, type SealError, sealStateOf } from "./Seal.js"
 
 export const sessionCookie = "catalog_claim_session"
 export const codeValidMinutes = 15
@@ -252,40 +265,64 @@ export const showClaim = (token: string) =>
       const sent = query.get("code") === "sent"
       return html(bindGate(claim, token, sent ? { step: "enter" } : { step: "ask" }))
     }
+    return yield* claimPage(claim, token, session.role, query.get("saved"), null)
+  })
+
+/** What a refused seal attempt shows on the page it answers: the refusal and the form's values. */
+export interface SealAttemptShown {
+  readonly refusal: { readonly code: string; readonly message: string; readonly fix: string | null }
+  readonly values: { readonly name: string; readonly role: string; readonly email: string }
+  readonly status: number
+}
+
+/** The draft page of `claim` for a session holder (`refused`: a seal attempt's refusal, shown with its status). */
+const claimPage = (
+  claim: ClaimRecord,
+  token: string,
+  role: "admin" | "recipient",
+  saved: string | null,
+  refused: SealAttemptShown | null
+) =>
+  Effect.gen(function*() {
     const store = yield* PortalStore
     const body = yield* store.snapshotOf(claim.id)
     if (body === null) return claimNotFoundPage()
     const snapshot = yield* Schema.decodeUnknown(Schema.parseJson(Snapshot))(body).pipe(Effect.orDie)
-    const saved = query.get("saved")
     const licence = yield* claimLicence(claim.id)
-    return html(renderClaimPage(snapshot, {
-      mode: "portal",
-      claim: {
-        id: claim.id,
-        state: claim.state,
-        recipient: claim.recipient,
-        unbound: claim.unbound,
-        createdAt: claim.createdAt,
-        lastUploadAt: claim.lastUploadAt,
-        role: session.role
-      },
-      controller: claim.controllerUpdatedAt !== null
-        ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
-        : null,
-      controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
-      notice: saved === "controller"
-        ? "Controller saved."
-        : saved === "revoked"
-        ? "Sync token revoked."
-        : saved === "dora"
-        ? "DORA cell saved."
-        : null,
-      licence,
-      connect: yield* connectMachineView(claim, token),
-      doraFill: snapshot.dora.inScope
-        ? { action: `${claimPath(token)}/dora`, fills: yield* (yield* DoraFillStore).list(claim.id) }
-        : null
-    }))
+    return html(
+      renderClaimPage(snapshot, {
+        mode: "portal",
+        claim: {
+          id: claim.id,
+          state: claim.state,
+          recipient: claim.recipient,
+          unbound: claim.unbound,
+          createdAt: claim.createdAt,
+          lastUploadAt: claim.lastUploadAt,
+          role
+        },
+        controller: claim.controllerUpdatedAt !== null
+          ? { name: claim.controllerName, contact: claim.controllerContact, updatedAt: claim.controllerUpdatedAt }
+          : null,
+        controllerForm: { action: `${claimPath(token)}/controller`, csrf: null },
+        notice: saved === "controller"
+          ? "Controller saved."
+          : saved === "revoked"
+          ? "Sync token revoked."
+          : saved === "dora"
+          ? "DORA cell saved."
+          : saved === "sealed"
+          ? "The record is sealed: the signed artifacts are below."
+          : null,
+        licence,
+        seal: yield* sealView(claim, token, snapshot, refused),
+        connect: yield* connectMachineView(claim, token),
+        doraFill: snapshot.dora.inScope
+          ? { action: `${claimPath(token)}/dora`, fills: yield* (yield* DoraFillStore).list(claim.id) }
+          : null
+      }),
+      refused?.status ?? 200
+    )
   })
 
 /** The claim's licence for its page: an active one if any, else the newest; null when none was issued. */
@@ -518,4 +555,170 @@ export const saveDoraFill = (token: string) =>
       at: yield* nowIso
     })
     return see(`${claimPath(token)}?saved=dora#dora-fill`)
+  })
+
+// ── Seal the record (issue 12 part 4) ────────────────────────────────────────────────────────────────
+
+/** The "Seal the record" section's data for a session holder's page. */
+const sealView = (claim: ClaimRecord, token: string, snapshot: Snapshot, refused: SealAttemptShown | null) =>
+  Effect.gen(function*() {
+    const { settings } = yield* PortalContext
+    const seals = yield* SealStore
+    const latest = yield* seals.latest(claim.id)
+    let sealed: SealView["sealed"] = null
+    if (latest !== null) {
+      const state = yield* sealStateOf(claim.id)
+      const artifacts = yield* seals.artifacts(latest.id)
+      sealed = {
+        id: latest.id,
+        sealedAt: latest.sealedAt,
+        signer: latest.signer,
+        termsVersion: latest.termsVersion,
+        acknowledgedOpenCalls: latest.acknowledgedOpenCalls,
+        licenceId: latest.licence.id,
+        state: state.state,
+        reason: state.reason,
+        downloads: artifacts.map((a) => ({
+          name: a.name,
+          bytes: Buffer.from(a.content, "base64").length,
+          sha256: a.sha256,
+          href: `${claimPath(token)}/sealed/${a.name}`,
+          signatureHref: `${claimPath(token)}/sealed/${a.name}.sig`
+        }))
+      }
+    }
+    const view: SealView = {
+      installed: yield* officialInThisBuild,
+      action: `${claimPath(token)}/seal`,
+      termsVersion: settings.termsVersion,
+      openCalls: openLegalCalls(snapshot.ropa.activities),
+      sealed,
+      publicKeyHref: signingKeyPath,
+      refusal: refused?.refusal ?? null,
+      values: refused?.values ?? { name: "", role: "", email: "" }
+    }
+    return view
+  })
+
+const sessionRequired = (what: string) =>
+  html(
+    renderNoticePage({
+      title: "Open the draft first",
+      message: `Only the record's admin (the proven recipient, or an unbound draft's admin) can ${what}.`,
+      code: null,
+      fix: "Open the claim link and follow the steps there.",
+      status: 403
+    }),
+    403
+  )
+
+/** The status a refused seal answers on the page: the form's own input 400, the record's state 409. */
+const refusalStatus = (code: string): number =>
+  code === "TERMS_NOT_ACCEPTED" || code === "SIGNER_NAME_REQUIRED" || code === "INVALID_PARAM" ? 400 : 409
+
+const isSealError = (e: unknown): e is SealError =>
+  typeof e === "object" && e !== null && typeof (e as { readonly code?: unknown }).code === "string" &&
+  (e as { readonly _tag?: unknown })._tag !== "SqlError"
+
+/**
+ * POST /claim/:token/seal: `acceptTerms`, `signerName`, `signerRole`, `signerEmail`, `acknowledgeOpenCalls`
+ * → `sealClaim` (via "claim-page"), the same checks as `catalog verify`. Sealed: 303 to the claim. Refused:
+ * the page again with the code, message and fix (400 the form's input, 409 the record's state; 501
+ * PORTAL_NOT_INSTALLED in a build without the official export); nothing is stored.
+ */
+export const sealRecord = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return forbidden()
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    const session = yield* sessionFor(request, claim)
+    if (session === null) return sessionRequired("seal it")
+    const form = yield* readForm(request)
+    const text = (name: string, cap: number) => (form.get(name) ?? "").slice(0, cap)
+    const values = { name: text("signerName", 200), role: text("signerRole", 200), email: text("signerEmail", 254) }
+    const accepted = form.get("acceptTerms")
+    const result = yield* Effect.either(
+      Effect.flatMap(LicenceStore, (store) =>
+        sealClaim(claim, {
+          via: "claim-page",
+          licenceKey: null,
+          acceptedTerms: accepted === null || accepted.trim() === "" ? null : accepted,
+          signer: { name: values.name, role: values.role, email: values.email.trim() === "" ? null : values.email },
+          acknowledgeOpenCalls: form.get("acknowledgeOpenCalls") === "yes",
+          snapshotSha256: null
+        }, { byClaim: store.byClaim, revokedIds: store.revokedIds } satisfies PortalLicences)).pipe(
+          Effect.catchIf((e) => !isSealError(e), (e) => Effect.die(e))
+        )
+    )
+    if (Either.isRight(result)) return see(`${claimPath(token)}?saved=sealed#seal`)
+    const e = result.left
+    if (e._tag === "PortalNotInstalled") {
+      return html(
+        renderNoticePage({
+          title: "Sealing is not installed here",
+          message: e.message,
+          code: e.code,
+          fix: null,
+          status: 501
+        }),
+        501
+      )
+    }
+    return yield* claimPage(claim, token, session.role, null, {
+      refusal: { code: e.code, message: e.message, fix: e.fix ?? null },
+      values,
+      status: refusalStatus(e.code)
+    })
+  })
+
+const sealedPrefix = "/sealed/"
+
+/**
+ * GET /claim/:token/sealed/<name> and /sealed/<name>.sig: an artifact of the record's newest seal, or its raw
+ * 64-byte signature, as an attachment (session required: 403 without; 404 for a name the seal does not have).
+ */
+export const sealedDownload = (token: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return found.left
+    const claim = found.right
+    const session = yield* sessionFor(request, claim)
+    if (session === null) return sessionRequired("download the sealed record")
+    const path = new URL(request.url, "http://x").pathname
+    const at = path.indexOf(sealedPrefix)
+    const raw = at === -1 ? "" : path.slice(at + sealedPrefix.length)
+    let requested = ""
+    try {
+      requested = decodeURIComponent(raw)
+    } catch {
+      requested = "" // malformed escapes name no file: 404 below
+    }
+    const signature = requested.endsWith(".sig")
+    const name = signature ? requested.slice(0, -".sig".length) : requested
+    const seals = yield* SealStore
+    const latest = yield* seals.latest(claim.id)
+    const artifact = latest === null ? undefined : (yield* seals.artifacts(latest.id)).find((a) => a.name === name)
+    if (artifact === undefined) {
+      return html(
+        renderNoticePage({
+          title: "No such file",
+          message: latest === null
+            ? "This record has not been sealed yet: there is nothing to download."
+            : "The record's seal has no file of that name.",
+          code: null,
+          fix: "Go back to the draft and use the links under “Seal the record”.",
+          status: 404
+        }),
+        404
+      )
+    }
+    return HttpServerResponse.uint8Array(Buffer.from(signature ? artifact.signature : artifact.content, "base64"), {
+      status: 200,
+      contentType: signature ? "application/octet-stream" : artifact.mediaType,
+      headers: { "content-disposition": `attachment; filename="${signature ? `${name}.sig` : name}"` }
+    })
   })

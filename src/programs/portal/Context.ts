@@ -8,6 +8,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Context, DateTime, Effect, Option } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { isIP } from "node:net"
+import { officialInstalled } from "../../edition.js"
 import type { PortalSettings } from "./Settings.js"
 
 export interface PortalContextShape {
@@ -16,9 +17,17 @@ export interface PortalContextShape {
   readonly publicUrl: string
   /** Where the one line per request goes (stderr in the real program). */
   readonly log: (line: string) => void
+  /**
+   * Whether this build has the official export and attestation (sealing): `officialInstalled` from
+   * src/edition.ts unless a test says otherwise. Read through `officialInThisBuild`.
+   */
+  readonly officialInstalled?: boolean | undefined
 }
 
 export class PortalContext extends Context.Tag("portal/PortalContext")<PortalContext, PortalContextShape>() {}
+
+/** Whether sealing is installed here (the build's flag, or the one a test injected into the context). */
+export const officialInThisBuild = Effect.map(PortalContext, (c) => c.officialInstalled ?? officialInstalled)
 
 /** SHA-256, hex: how every secret is stored. */
 export const sha256Hex = (s: string | Uint8Array): string => createHash("sha256").update(s).digest("hex")

@@ -33,7 +33,8 @@ import {
   type SealedArtifact,
   sealIdPrefix,
   type SealManifest,
-  SealManifest as SealManifestSchema
+  SealManifest as SealManifestSchema,
+  type SealState
 } from "../../domain/Sync.js"
 import {
   ControllerRequired,
@@ -42,14 +43,16 @@ import {
   LicenceMissing,
   LicenceRevoked,
   OpenLegalCalls,
+  PortalNotInstalled,
   SignerNameRequired,
   TermsNotAccepted
 } from "../../errors/index.js"
 import { checkLicence, type LicenceError, licenceState } from "../../services/Licence.js"
+import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { type SealRecord, SealStore } from "../../services/portal/SealStore.js"
 import { type ClaimRecord, PortalStore, type PortalStoreError } from "../../services/PortalStore.js"
 import { officialStampText, renderClaimPage } from "./ClaimPage.js"
-import { nowIso, nowMillis, PortalContext, randomToken } from "./Context.js"
+import { nowIso, nowMillis, officialInThisBuild, PortalContext, randomToken } from "./Context.js"
 
 /** A licence as the portal's licence store keeps it (no key material). */
 export interface PortalLicence {
@@ -79,6 +82,7 @@ export interface SealAttempt {
 }
 
 export type SealError =
+  | PortalNotInstalled
   | LicenceError
   | InvalidParam
   | TermsNotAccepted
@@ -262,12 +266,21 @@ export const checkSeal = (
 
 const jsonBytes = (value: unknown): Buffer => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8")
 
+/** PORTAL_NOT_INSTALLED: this build has no official export and attestation (the free build). */
+export const sealNotInstalled = () =>
+  new PortalNotInstalled({
+    message:
+      "Sealing (the official export and attestation) is the paid step and is not installed in this build of the portal; nothing was sealed."
+  })
+
 /**
  * Seals the claim's newest snapshot (checks in order; see the module comment) and stores the signed
- * artifacts; answers the bundle.
+ * artifacts; answers the bundle. Before any check: PORTAL_NOT_INSTALLED when this build has no official
+ * export (src/edition.ts; a test injects the flag through PortalContext.officialInstalled).
  */
 export const sealClaim = (claim: ClaimRecord, attempt: SealAttempt, licences: PortalLicences) =>
   Effect.gen(function*() {
+    if (!(yield* officialInThisBuild)) return yield* sealNotInstalled()
     const { settings } = yield* PortalContext
     const store = yield* PortalStore
     const seals = yield* SealStore
@@ -402,4 +415,42 @@ export const latestBundle = (claimId: string) =>
       artifacts: yield* seals.artifacts(seal.id)
     }
     return { seal, bundle }
+  })
+
+/**
+ * The record's seal as every surface shows it (GET sync, the claim page): `sealed` while the licence it was
+ * sealed under is active; after that licence expires (or is revoked) the record is a `draft` again for new
+ * changes, with the reason (LICENCE_EXPIRED, LICENCE_REVOKED) and `last` kept: what was signed stays valid.
+ */
+export const sealStateOf = (claimId: string) =>
+  Effect.gen(function*() {
+    const seal = yield* (yield* SealStore).latest(claimId)
+    if (seal === null) {
+      const draft: SealState = { state: "draft", last: null, reason: null }
+      return draft
+    }
+    const stored = yield* (yield* LicenceStore).get(seal.licence.id)
+    const now = new Date(yield* nowMillis)
+    const licenceNow = licenceState(
+      { expiresAt: stored?.expiresAt ?? seal.licence.expiresAt, revokedAt: stored?.revokedAt ?? null },
+      now
+    )
+    const last: NonNullable<SealState["last"]> = {
+      id: seal.id,
+      sealedAt: seal.sealedAt,
+      signer: seal.signer,
+      termsVersion: seal.termsVersion,
+      acknowledgedOpenCalls: seal.acknowledgedOpenCalls,
+      licence: {
+        id: seal.licence.id,
+        claimId,
+        issuedAt: seal.licence.issuedAt,
+        expiresAt: stored?.expiresAt ?? seal.licence.expiresAt,
+        state: licenceNow
+      }
+    }
+    const state: SealState = licenceNow === "active"
+      ? { state: "sealed", last, reason: null }
+      : { state: "draft", last, reason: licenceNow === "expired" ? "LICENCE_EXPIRED" : "LICENCE_REVOKED" }
+    return state
   })

@@ -31,7 +31,17 @@ import { PortalStore } from "../../services/PortalStore.js"
 import { version } from "../../version.js"
 import { type InternalErrorBody, PortalApi } from "./Api.js"
 import { claimPageCsp, renderNoticePage } from "./ClaimPage.js"
-import { claimNotFound, openUnbound, saveController, saveDoraFill, sendCode, showClaim, verifyCode } from "./Claims.js"
+import {
+  claimNotFound,
+  openUnbound,
+  saveController,
+  saveDoraFill,
+  sealedDownload,
+  sealRecord,
+  sendCode,
+  showClaim,
+  verifyCode
+} from "./Claims.js"
 import { createSyncToken, revokeSyncToken } from "./ConnectMachine.js"
 import { nowIso, PortalContext, redactPath, sha256Hex } from "./Context.js"
 import { doraSyncHandler } from "./DoraFills.js"
@@ -169,6 +179,8 @@ const RoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/claim/:token/dora", route(saveDoraFill))
     yield* router.post("/claim/:token/sync-tokens", route(createSyncToken))
     yield* router.post("/claim/:token/sync-tokens/revoke", route(revokeSyncToken))
+    yield* router.post("/claim/:token/seal", route(sealRecord))
+    yield* router.get("/claim/:token/sealed/:name", route(sealedDownload))
     yield* router.all(
       "*",
       Effect.map(HttpServerRequest.HttpServerRequest, (r) => notFound(r.method, pathOf(r.url)))

@@ -18,31 +18,28 @@
  */
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either } from "effect"
-import {
-  type SealState,
-  type SyncReceipt,
-  type SyncStatus,
-  syncTokenHeader,
-  syncTokenPrefix
-} from "../../domain/Sync.js"
+import { type SyncReceipt, type SyncStatus, syncTokenHeader, syncTokenPrefix } from "../../domain/Sync.js"
 import { ClaimNotSyncable, SyncUnauthorized } from "../../errors/index.js"
+import { DoraFillStore } from "../../services/portal/DoraFillStore.js"
 import { SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
-import { nowIso, sha256Hex } from "./Context.js"
+import { nowIso, PortalContext, sha256Hex } from "./Context.js"
 import { errorResponse, ingestTokenRefusal, readSnapshot, type Rerun, withUploadCount } from "./Ingest.js"
+import { sealStateOf } from "./Seal.js"
 
 /**
- * What the sync status reports beyond the pairing itself: the DORA cells filled on the claim page, the
- * record's seal and the agreement version. Issue 12's other parts (DORA fills, licences, seals) wire their
- * services in here; until then: no fills, a draft, no terms.
+ * What the sync status reports beyond the pairing itself: how many DORA cells were filled on the claim page,
+ * the record's seal (sealed while its licence is active; a draft again with LICENCE_EXPIRED after, the last
+ * seal kept) and the customer agreement's version (CATALOG_TOS_VERSION), which `catalog verify` asks for.
  */
-export const syncStatusExtras = (
-  _claim: ClaimRecord
-): Effect.Effect<{ readonly doraFills: number; readonly seal: SealState; readonly termsVersion: string | null }> =>
-  Effect.succeed({
-    doraFills: 0,
-    seal: { state: "draft", last: null, reason: null },
-    termsVersion: null
+export const syncStatusExtras = (claim: ClaimRecord) =>
+  Effect.gen(function*() {
+    const { settings } = yield* PortalContext
+    return {
+      doraFills: yield* (yield* DoraFillStore).count(claim.id),
+      seal: yield* sealStateOf(claim.id),
+      termsVersion: settings.termsVersion
+    }
   })
 
 const unauthorized = () =>

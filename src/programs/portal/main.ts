@@ -65,6 +65,8 @@ export const startPortal = (
     readonly store: Layer.Layer<PortalStores>
     readonly mail: Layer.Layer<Mail>
     readonly log: (line: string) => void
+    /** Tests only: run as a build without (false) the official export; default: this build's flag. */
+    readonly officialInstalled?: boolean
   }
 ): Effect.Effect<
   { readonly port: number; readonly url: string; readonly publicUrl: string },
@@ -75,7 +77,15 @@ export const startPortal = (
     const listener = NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
     // The public address may name the port the system chose (port 0): it is read once bound.
     let publicUrl = settings.publicUrl ?? `http://127.0.0.1:${settings.port}`
-    const portal = Layer.effect(PortalContext, Effect.sync(() => ({ settings, publicUrl, log: services.log })))
+    const portal = Layer.effect(
+      PortalContext,
+      Effect.sync(() => ({
+        settings,
+        publicUrl,
+        log: services.log,
+        officialInstalled: services.officialInstalled
+      }))
+    )
     const context = yield* Layer.build(
       Layer.unwrapEffect(Effect.map(HttpServer.HttpServer, (server) => {
         const address = server.address

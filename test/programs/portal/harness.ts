@@ -2,13 +2,19 @@
  * The portal in-process, through its real HTTP server on port 0, over a real store: SQLite in a temp
  * home or a fresh PostgreSQL database. Mail is captured (a dev-like transport that records each message).
  */
+import type { SqlClient } from "@effect/sql"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { generateKeyPairSync, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { portalStoreLayer } from "../../../src/layers/portal/PortalSql.js"
+import {
+  portalSqlClient,
+  portalStoreLayer,
+  portalStoreOnClient,
+  type PortalStores
+} from "../../../src/layers/portal/PortalSql.js"
 import { startPortal } from "../../../src/programs/portal/main.js"
 import { loadSigningKey, parseSettings } from "../../../src/programs/portal/Settings.js"
 import { Mail, type MailMessage, MailSendFailed, type MailShape } from "../../../src/services/Mail.js"
@@ -52,7 +58,12 @@ export const tempDir = (prefix = "ldc-portal-"): string => fs.mkdtempSync(path.j
 export const startTestPortal = async (
   backend: Backend,
   env: Record<string, string> = {},
-  options: { readonly mail?: "capture" | "none" | "refused"; readonly databaseUrl?: string } = {}
+  options: {
+    readonly mail?: "capture" | "none" | "refused"
+    readonly databaseUrl?: string
+    /** false: a build without the official export (sealing answers PORTAL_NOT_INSTALLED). */
+    readonly officialInstalled?: boolean
+  } = {}
 ): Promise<Portal> => {
   const dir = tempDir()
   const scope = Effect.runSync(Scope.make())
@@ -99,7 +110,8 @@ export const startTestPortal = async (
         Mail,
         options.mail === "none" ? notConfigured : options.mail === "refused" ? refused : capture
       ),
-      log: (line) => logs.push(line)
+      log: (line) => logs.push(line),
+      ...(options.officialInstalled !== undefined ? { officialInstalled: options.officialInstalled } : {})
     })
     const store = yield* Effect.provide(PortalStore, storeContext)
     return { ...running, store, where }
@@ -177,3 +189,22 @@ export const upload = (
     },
     body: typeof snapshot === "string" ? snapshot : JSON.stringify(snapshot)
   })
+
+/**
+ * Runs `effect` on the portal's own store (a second connection to its database or SQLite file): for what
+ * no page does, e.g. issuing a licence (`catalog admin licence issue` in real life) or moving a date.
+ */
+export const withPortalStores = async <A>(
+  portal: Portal,
+  effect: Effect.Effect<A, unknown, PortalStores | SqlClient.SqlClient>
+): Promise<A> => {
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const context = await Effect.runPromise(
+      Scope.extend(Layer.build(portalStoreOnClient.pipe(Layer.provideMerge(portalSqlClient(portal.where)))), scope)
+    )
+    return await Effect.runPromise(Effect.provide(effect, context))
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
