@@ -42,6 +42,7 @@ import { skillMarkdown } from "./skill.js"
 import { push, SyncOnCatalog } from "./SyncCommands.js"
 import { evidence, exportCmd, importCmd } from "./TeamCommands.js"
 import { needsSubcommand, positionals } from "./usage.js"
+import { seal, verify } from "./VerifyCommands.js"
 import { watch } from "./WatchCommand.js"
 
 const pct = (n: number) => `${Math.round(n * 100)}%`
@@ -622,6 +623,8 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     open,
     invite,
     push,
+    verify,
+    seal,
     serveClaim,
     admin
   ]),
