@@ -184,3 +184,18 @@ export const storeSeal = (bundle: SealBundle, licence: LicenceInfo) =>
       row
     } satisfies StoredSeal
   })
+
+/**
+ * The change-log entry "unsealed: licence expired" (`seal.lapsed`), recorded the first time a writing
+ * command (push, verify, seal pull) notices that the newest seal's licence expired. Read surfaces show
+ * the lapse anyway (`sealStateOf`); this only records when it was first noticed.
+ */
+export const noteSealLapse = Effect.gen(function*() {
+  const row = yield* (yield* StoreReader).latestSeal
+  const now = yield* DateTime.now
+  if (row === null || Date.parse(row.licence_expires_at) > DateTime.toEpochMillis(now)) return false
+  return yield* (yield* Store).recordSealLapsed(
+    { id: row.id, licenceId: row.licence_id, expiresAt: row.licence_expires_at },
+    DateTime.formatIso(now)
+  )
+}).pipe(Effect.orDie)

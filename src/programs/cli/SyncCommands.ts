@@ -15,6 +15,7 @@ import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { Invite } from "../../services/Invite.js"
 import { PortalKey } from "../../services/PortalKey.js"
+import { noteSealLapse } from "../../services/Seals.js"
 import { notPaired, type PushResult, resolvePairing, Sync } from "../../services/Sync.js"
 import { bold, dim, emit, green } from "./render.js"
 
@@ -58,6 +59,8 @@ export const runPush = Effect.gen(function*() {
   const pairing = yield* resolvePairing(env.env)
   if (pairing.kind === "unpaired") return yield* notPaired()
   const pushed = yield* Effect.gen(function*() {
+    // The seal's licence expired since the last writing command: "unsealed: licence expired" (once).
+    yield* noteSealLapse
     const result = yield* (yield* Sync).push(pairing.request)
     // Hook: the DORA pull after a push (issue 12 part 2).
     yield* afterPush(result)

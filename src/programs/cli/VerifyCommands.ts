@@ -42,7 +42,7 @@ import { Invite } from "../../services/Invite.js"
 import { verifyMachineLicence } from "../../services/LicenceCheck.js"
 import { PortalClient, type SyncRequest } from "../../services/PortalClient.js"
 import { PortalKey } from "../../services/PortalKey.js"
-import { openLegalCalls, type StoredSeal, storeSeal } from "../../services/Seals.js"
+import { noteSealLapse, openLegalCalls, type StoredSeal, storeSeal } from "../../services/Seals.js"
 import { notPaired, resolvePairing, Sync } from "../../services/Sync.js"
 import { bold, dim, emit, green, yellow } from "./render.js"
 import { needsSubcommand } from "./usage.js"
@@ -147,6 +147,7 @@ export const runVerify = (flags: { readonly sealWithOpenCalls: boolean }) =>
     yield* terminalGate(env)
     const request = yield* pairing
     return yield* Effect.gen(function*() {
+      yield* noteSealLapse
       const status = yield* contact(request)
       const licence = yield* verifyMachineLicence({
         claimId: status.claimId,
@@ -266,6 +267,7 @@ export const runSealPull = Effect.gen(function*() {
   const request = yield* pairing
   const env = yield* AppEnv
   yield* Effect.gen(function*() {
+    yield* noteSealLapse
     const status = yield* contact(request)
     const bundle = yield* (yield* PortalClient).sealBundle(request)
     // The licence the seal was made under: as the portal reports it, else the machine's own key.
