@@ -207,7 +207,7 @@ export const runVerify = (flags: { readonly sealWithOpenCalls: boolean }) =>
             open.slice(0, 5).map((c) => `${c.activity} · ${c.field} (${c.status})`).join("; ")
           }${open.length > 5 ? "; …" : ""}. Nothing was sealed.`,
           fix:
-            "Confirm them (`catalog ropa`, or on the claim page), or seal with them open and recorded: `catalog verify --seal-with-open-calls`.",
+            "Confirm them with `catalog annotate set … --confirm` (or on the claim page), or seal with them open and recorded: `catalog verify --seal-with-open-calls`.",
           details: { open }
         })
       }
