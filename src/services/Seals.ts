@@ -199,3 +199,23 @@ export const noteSealLapse = Effect.gen(function*() {
     DateTime.formatIso(now)
   )
 }).pipe(Effect.orDie)
+
+/**
+ * The newest seal's files as stored (for `evidence`): every file of `.catalog/sealed/<sealId>/`, or none
+ * when the record was never sealed (or the folder is gone: the evidence then has no `sealed/`).
+ */
+export const sealedFiles = (sealId: string | null) =>
+  Effect.gen(function*() {
+    if (sealId === null || !/^seal_[A-Za-z0-9_-]{1,100}$/.test(sealId)) return []
+    const dir = path.join(dataDir(yield* AppEnv), sealedDirName, sealId)
+    const files = yield* Files
+    const names = yield* files.readDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+    const out: Array<{ readonly name: string; readonly body: Uint8Array }> = []
+    for (const name of [...names].sort()) {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,120}$/.test(name)) continue
+      const p = path.join(dir, name)
+      if ((yield* files.probe(p)).kind !== "file") continue
+      out.push({ name, body: yield* files.readBytes(p).pipe(Effect.orDie) })
+    }
+    return out
+  })
