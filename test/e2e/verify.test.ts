@@ -258,28 +258,28 @@ describe("catalog verify end to end (portal process on sqlite)", () => {
       expect(log.stdout).toContain("sealed by Ada Lovelace (Data Protection Officer)")
 
       // `evidence` carries the sealed artifacts under sealed/ with their fingerprints; --verify recomputes them.
-    const ev = await cli(["evidence", "--out", "ev", "--json"])
-    expect(ev.code, ev.stderr).toBe(0)
-    const evManifest = ev.json as { seal: string; artifacts: ReadonlyArray<{ file: string; sha256: string }> }
-    expect(evManifest.seal).toBe("sealed")
-    const sealedInEvidence = evManifest.artifacts.map((a) => a.file).filter((f) => f.startsWith("sealed/"))
-    expect(sealedInEvidence).toEqual(expect.arrayContaining([
-      "sealed/ropa.json",
-      "sealed/ropa.json.sig",
-      "sealed/manifest.json",
-      "sealed/signing-key.pem"
-    ]))
-    expect(fs.readFileSync(path.join(workspace, "ev", "sealed", "ropa.json"))).toEqual(
-      fs.readFileSync(path.join(dir, "ropa.json"))
-    )
-    const evVerify = await cli(["evidence", "--verify", "ev", "--json"])
-    expect(evVerify.code, evVerify.stderr).toBe(0)
-    fs.appendFileSync(path.join(workspace, "ev", "sealed", "ropa.json"), " ")
-    const evTampered = await cli(["evidence", "--verify", "ev", "--json"])
-    expect(errorOf(evTampered).code).toBe("EVIDENCE_HASH_MISMATCH")
-    expect(errorOf(evTampered).message).toContain("sealed/ropa.json")
+      const ev = await cli(["evidence", "--out", "ev", "--json"])
+      expect(ev.code, ev.stderr).toBe(0)
+      const evManifest = ev.json as { seal: string; artifacts: ReadonlyArray<{ file: string; sha256: string }> }
+      expect(evManifest.seal).toBe("sealed")
+      const sealedInEvidence = evManifest.artifacts.map((a) => a.file).filter((f) => f.startsWith("sealed/"))
+      expect(sealedInEvidence).toEqual(expect.arrayContaining([
+        "sealed/ropa.json",
+        "sealed/ropa.json.sig",
+        "sealed/manifest.json",
+        "sealed/signing-key.pem"
+      ]))
+      expect(fs.readFileSync(path.join(workspace, "ev", "sealed", "ropa.json"))).toEqual(
+        fs.readFileSync(path.join(dir, "ropa.json"))
+      )
+      const evVerify = await cli(["evidence", "--verify", "ev", "--json"])
+      expect(evVerify.code, evVerify.stderr).toBe(0)
+      fs.appendFileSync(path.join(workspace, "ev", "sealed", "ropa.json"), " ")
+      const evTampered = await cli(["evidence", "--verify", "ev", "--json"])
+      expect(errorOf(evTampered).code).toBe("EVIDENCE_HASH_MISMATCH")
+      expect(errorOf(evTampered).message).toContain("sealed/ropa.json")
 
-    // The portal has it too; `seal pull` finds it already stored (same id, nothing rewritten).
+      // The portal has it too; `seal pull` finds it already stored (same id, nothing rewritten).
       expect((await sealPulled()).status).toBe(200)
       const pull = await cli(["seal", "pull", "--json"], paired())
       expect(pull.code, pull.stderr).toBe(0)
