@@ -21,9 +21,10 @@ import {
   sealedDirName,
   type SealState
 } from "../domain/Sync.js"
-import { SealPullFailed } from "../errors/index.js"
+import { type CatalogErrorShape, SealPullFailed } from "../errors/index.js"
 import { actor, AppEnv, dataDir } from "./AppEnv.js"
 import { Files } from "./Files.js"
+import { PortalClient, type SyncRequest } from "./PortalClient.js"
 import { PortalKey } from "./PortalKey.js"
 import { type VerifiedSeal, verifySealBundle } from "./SealPull.js"
 import { type SealRow, Store, StoreReader } from "./Store.js"
@@ -219,3 +220,27 @@ export const sealedFiles = (sealId: string | null) =>
     }
     return out
   })
+
+/**
+ * After a push: when the portal reports a seal this machine has not stored (made on the claim page, or
+ * by `verify` on another machine), pull it, verify it against the pinned key and store it. Never fails
+ * the push: the outcome says what happened (`pulled`, `none`, or `failed` with the error's code).
+ */
+export const pullNewerSeal = (request: SyncRequest) =>
+  Effect.gen(function*() {
+    const client = yield* PortalClient
+    const status = yield* client.syncStatus(request)
+    const last = status.seal.last
+    if (last === null) return { status: "none" as const, sealId: null }
+    if ((yield* (yield* StoreReader).seal(last.id).pipe(Effect.orDie)) !== null) {
+      return { status: "none" as const, sealId: last.id }
+    }
+    const bundle = yield* client.sealBundle(request)
+    if (bundle.sealId !== last.id) return { status: "none" as const, sealId: null }
+    const stored = yield* storeSeal(bundle, last.licence)
+    return { status: "pulled" as const, sealId: stored.sealId }
+  }).pipe(
+    Effect.catchAll((e: CatalogErrorShape) =>
+      Effect.succeed({ status: "failed" as const, sealId: null, error: { code: e.code, message: e.message } })
+    )
+  )

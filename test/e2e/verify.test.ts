@@ -284,6 +284,25 @@ describe("catalog verify end to end (portal process on sqlite)", () => {
       const pull = await cli(["seal", "pull", "--json"], paired())
       expect(pull.code, pull.stderr).toBe(0)
       expect(pull.json).toMatchObject({ sealId: ids[0], stored: false })
+
+      // A second machine paired with the same claim: its first push pulls the seal the portal reports,
+      // verified against the key it just pinned; its status is sealed too.
+      const second = path.join(project.dir, "second")
+      fs.mkdirSync(second)
+      fs.copyFileSync(path.join(workspace, "catalog.yml"), path.join(second, "catalog.yml"))
+      const scan2 = await runCliAsync(["start", "--json"], second, { APP_DB: dbFile })
+      expect(scan2.code, scan2.stderr).toBe(0)
+      const push2 = await runCliAsync(["push", "--json"], second, { ...paired(), CATALOG_LICENCE_KEY: "" })
+      expect(push2.code, push2.stderr).toBe(0)
+      expect((push2.json as { seal: unknown }).seal).toEqual({ status: "pulled", sealId: ids[0] })
+      expect(fs.readFileSync(path.join(second, ".catalog", "sealed", ids[0]!, "ropa.json"))).toEqual(
+        fs.readFileSync(path.join(dir, "ropa.json"))
+      )
+      const status2 = await runCliAsync(["status", "--json"], second, { APP_DB: dbFile })
+      expect(status2.json as { seal: string; sealInfo: { last: { id: string } } }).toMatchObject({
+        seal: "sealed",
+        sealInfo: { last: { id: ids[0] } }
+      })
     },
     90_000
   )

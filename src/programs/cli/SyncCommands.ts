@@ -7,6 +7,7 @@
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import { officialInstalled } from "../../edition.js"
 import { CatalogOnly, MapNotFound } from "../../errors/index.js"
 import { WriteLive } from "../../layers/Main.js"
 import { PortalClientLive } from "../../layers/PortalClient.js"
@@ -15,7 +16,7 @@ import { AppEnv, dataDir } from "../../services/AppEnv.js"
 import { ConfigFile } from "../../services/ConfigFile.js"
 import { Invite } from "../../services/Invite.js"
 import { PortalKey } from "../../services/PortalKey.js"
-import { noteSealLapse } from "../../services/Seals.js"
+import { noteSealLapse, pullNewerSeal } from "../../services/Seals.js"
 import { notPaired, type PushResult, resolvePairing, Sync } from "../../services/Sync.js"
 import { bold, dim, emit, green } from "./render.js"
 
@@ -64,14 +65,22 @@ export const runPush = Effect.gen(function*() {
     const result = yield* (yield* Sync).push(pairing.request)
     // Hook: the DORA pull after a push (issue 12 part 2).
     yield* afterPush(result)
-    return result
-  }).pipe(Effect.provide(SyncLive))
+    // A seal the portal has and this machine has not (the full build only): pulled, verified, stored.
+    const seal = officialInstalled ? yield* pullNewerSeal(pairing.request) : null
+    return { ...result, seal }
+  }).pipe(Effect.provide(Layer.mergeAll(PortalKey.Default, PortalClientLive)), Effect.provide(SyncLive))
   yield* emit(pushed, (p) =>
     [
       `${green("Pushed")} the draft to claim ${bold(p.claimId)} at ${p.portal}.`,
       `  ${p.bytes.toLocaleString("en")} bytes · sha256 ${p.sha256} · received ${p.receivedAt}`,
       ...(p.firstPairing ? [`Paired: this catalog now syncs with claim ${p.claimId} (token ${p.tokenId}).`] : []),
-      ...(p.keyPinned ? [dim(`The portal's signing key was pinned in ${dir}/portal-signing-key.pem.`)] : [])
+      ...(p.keyPinned ? [dim(`The portal's signing key was pinned in ${dir}/portal-signing-key.pem.`)] : []),
+      ...(p.seal?.status === "pulled"
+        ? [green(`Pulled and verified the record's seal ${p.seal.sealId} (catalog status shows it).`)]
+        : []),
+      ...(p.seal?.status === "failed" && "error" in p.seal
+        ? [`The portal has a seal this machine could not store (${p.seal.error.code}): ${p.seal.error.message}`]
+        : [])
     ].join("\n"))
 })
 

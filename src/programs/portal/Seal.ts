@@ -31,7 +31,8 @@ import {
   type SealedArtifact,
   sealIdPrefix,
   type SealManifest,
-  SealManifest as SealManifestSchema
+  SealManifest as SealManifestSchema,
+  type SealState
 } from "../../domain/Sync.js"
 import {
   ControllerRequired,
@@ -378,6 +379,30 @@ export const sealClaim = (claim: ClaimRecord, attempt: SealAttempt, licences: Po
   })
 
 /** The claim's newest seal as a bundle, or null. */
+/**
+ * The claim's seal as GET /sync reports it (what `catalog seal pull` and `push` read): its newest seal,
+ * sealed while the licence it was made under runs, a draft again after (LICENCE_EXPIRED), `last` kept.
+ */
+export const portalSealState = (claimId: string) =>
+  Effect.gen(function*() {
+    const seal = yield* (yield* SealStore).latest(claimId)
+    if (seal === null) return { state: "draft", last: null, reason: null } satisfies SealState
+    const now = yield* nowMillis
+    const expired = !(Date.parse(seal.licence.expiresAt) > now)
+    return {
+      state: expired ? "draft" : "sealed",
+      last: {
+        id: seal.id,
+        sealedAt: seal.sealedAt,
+        signer: seal.signer,
+        termsVersion: seal.termsVersion,
+        acknowledgedOpenCalls: seal.acknowledgedOpenCalls,
+        licence: { ...seal.licence, claimId: seal.claimId, state: expired ? "expired" : "active" }
+      },
+      reason: expired ? "LICENCE_EXPIRED" : null
+    } satisfies SealState
+  })
+
 export const latestBundle = (claimId: string) =>
   Effect.gen(function*() {
     const seals = yield* SealStore

@@ -28,21 +28,26 @@ import {
 import { ClaimNotSyncable, SyncUnauthorized } from "../../errors/index.js"
 import { SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
 import { type ClaimRecord, PortalStore } from "../../services/PortalStore.js"
-import { nowIso, sha256Hex } from "./Context.js"
+import { nowIso, PortalContext, sha256Hex } from "./Context.js"
 import { errorResponse, ingestTokenRefusal, readSnapshot, type Rerun, withUploadCount } from "./Ingest.js"
+import { portalSealState } from "./Seal.js"
 
 /**
  * What the sync status reports beyond the pairing itself: the DORA cells filled on the claim page, the
  * record's seal and the agreement version. Issue 12's other parts (DORA fills, licences, seals) wire their
- * services in here; until then: no fills, a draft, no terms.
+ * services in here; the seal is the claim's newest (Seal.ts `portalSealState`), the terms version the
+ * portal's CATALOG_TOS_VERSION; until the DORA part: no fills.
  */
-export const syncStatusExtras = (
-  _claim: ClaimRecord
-): Effect.Effect<{ readonly doraFills: number; readonly seal: SealState; readonly termsVersion: string | null }> =>
-  Effect.succeed({
-    doraFills: 0,
-    seal: { state: "draft", last: null, reason: null },
-    termsVersion: null
+export const syncStatusExtras = (claim: ClaimRecord) =>
+  Effect.gen(function*() {
+    const seal = yield* portalSealState(claim.id)
+    const { settings } = yield* PortalContext
+    const extras: { readonly doraFills: number; readonly seal: SealState; readonly termsVersion: string | null } = {
+      doraFills: 0,
+      seal,
+      termsVersion: settings.termsVersion
+    }
+    return extras
   })
 
 const unauthorized = () =>

@@ -2,7 +2,7 @@
  * The machine's seal routes through the real HTTP server, on both back ends: the pairing is checked as on
  * every sync route (Sync.ts `pairedClaim`: a missing, unknown or revoked sync token answers 401
  * SYNC_UNAUTHORIZED), GET answers 404 SEAL_PULL_FAILED before the first seal, POST seals the paired claim
- * with a licence for it (201 SealBundle) and GET then answers that seal.
+ * with a licence for it (201 SealBundle), GET then answers that seal and GET /sync reports it.
  */
 import { createHash, generateKeyPairSync } from "node:crypto"
 import * as fs from "node:fs"
@@ -100,5 +100,19 @@ describe.each<Backend>(["sqlite", "postgres"])("seal routes on %s", (backend) =>
     const after = await request(portal.url, sealPath, { headers: { "x-catalog-sync-token": token } })
     expect(after.status).toBe(200)
     expect((after.json as SealBundle).sealId).toBe(bundle.sealId)
+    // GET /sync reports the seal (what seal pull and push read), sealed while the licence runs.
+    const status = await request(portal.url, "/api/portal/v1/sync", { headers: { "x-catalog-sync-token": token } })
+    expect(status.json).toMatchObject({
+      seal: {
+        state: "sealed",
+        reason: null,
+        last: {
+          id: bundle.sealId,
+          signer: { name: "Ada Lovelace", role: "DPO" },
+          licence: { id: `li_routes${backend}`, expiresAt: "2099-01-01T00:00:00.000Z", state: "active" }
+        }
+      },
+      termsVersion: null
+    })
   })
 })
