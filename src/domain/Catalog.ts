@@ -3,6 +3,7 @@
  * bodies all encode these same values (ARCHITECTURE.md §4).
  */
 import { Schema } from "effect"
+import { SealState } from "./Sync.js"
 
 export const ClassValue = Schema.Literal("personal", "special", "criminal", "not")
 
@@ -206,6 +207,11 @@ export const Status = Schema.Struct({
   drift: Schema.Number,
   coverage: Coverage,
   seal: Schema.Literal("draft", "sealed"),
+  /**
+   * The record's seal (issue 12): who sealed it, when, under which licence; a draft again after the
+   * licence expired (reason LICENCE_EXPIRED, `last` kept). Absent only in snapshots made before it existed.
+   */
+  sealInfo: Schema.optional(SealState),
   catalogOnly: Schema.Boolean,
   upload: Schema.String,
   sourceStates: Schema.Array(SourceState)

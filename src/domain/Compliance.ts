@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { Coverage, SourceState } from "./Catalog.js"
+import { SealState } from "./Sync.js"
 
 export const LegalFieldName = Schema.Literal("purpose", "lawfulBasis", "retention", "transfers")
 export type LegalFieldName = typeof LegalFieldName.Type
@@ -45,6 +46,8 @@ export type Activity = typeof Activity.Type
 
 export const RopaDraft = Schema.Struct({
   seal: Schema.Literal("draft", "sealed"),
+  /** The record's seal, as Status.sealInfo (absent only in snapshots made before it existed). */
+  sealInfo: Schema.optional(SealState),
   stamp: Schema.String,
   generatedAt: Schema.String,
   controller: Schema.NullOr(
@@ -124,6 +127,8 @@ export type DoraState = typeof DoraState.Type
 
 export const Provenance = Schema.Struct({
   seal: Schema.Literal("draft", "sealed"),
+  /** The record's seal, as Status.sealInfo (absent only in snapshots made before it existed). */
+  sealInfo: Schema.optional(SealState),
   stamp: Schema.String,
   generatedAt: Schema.String,
   lastScanAt: Schema.NullOr(Schema.String),

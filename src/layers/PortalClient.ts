@@ -23,9 +23,12 @@ import {
   DoraFills,
   RevokedLicences,
   revokedLicencesPath,
+  SealBundle,
+  type SealRequest,
   syncDoraPath,
   syncPath,
   SyncReceipt,
+  syncSealPath,
   syncSnapshotsPath,
   SyncStatus,
   syncTokenHeader
@@ -33,14 +36,25 @@ import {
 import {
   type CatalogErrorShape,
   ClaimNotSyncable,
+  ControllerRequired,
   DoraPullFailed,
   IngestRateLimited,
   IngestUnauthorized,
+  InvalidParam,
+  LicenceExpired,
+  LicenceInvalid,
+  LicenceMissing,
+  LicenceRevoked,
+  LicenceTenantMismatch,
+  OpenLegalCalls,
   PortalUnreachable,
   SchemaMigrationRequired,
+  SealPullFailed,
+  SignerNameRequired,
   SnapshotTooLarge,
   SyncFailed,
-  SyncUnauthorized
+  SyncUnauthorized,
+  TermsNotAccepted
 } from "../errors/index.js"
 import {
   type DoraFillsRequest,
@@ -313,7 +327,8 @@ const exchange = (
   portalUrl: string,
   target: string,
   init: { readonly method: "GET" | "POST"; readonly headers: Record<string, string>; readonly body?: string },
-  timeoutMs: number
+  timeoutMs: number,
+  cap: number = answerCapBytes
 ) =>
   Effect.tryPromise({
     try: async (signal) => {
@@ -324,7 +339,7 @@ const exchange = (
         redirect: "manual",
         signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
       })
-      const { cut, text } = await readCapped(res, answerCapBytes)
+      const { cut, text } = await readCapped(res, cap)
       let json: unknown = undefined
       try {
         json = cut ? undefined : JSON.parse(text)
@@ -504,7 +519,121 @@ const doraFills = (
     )
   })
 
+// ── sync/seal (issue 12 part 4) ─────────────────────────────────────────────────────────────────────
+
+/** At most this much of a seal's answer is read (a snapshot ≤ 5 MB becomes a few artifacts, base64). */
+export const sealAnswerCapBytes = 48 * 1024 * 1024
+
+/** The codes POST sync/seal answers that the machine raises as the portal named them. */
+const sealErrors = [
+  SyncUnauthorized,
+  ClaimNotSyncable,
+  IngestUnauthorized,
+  LicenceMissing,
+  LicenceInvalid,
+  LicenceTenantMismatch,
+  LicenceExpired,
+  LicenceRevoked,
+  TermsNotAccepted,
+  ControllerRequired,
+  SignerNameRequired,
+  OpenLegalCalls,
+  InvalidParam
+] as const
+const sealPullErrors = [SyncUnauthorized, ClaimNotSyncable, IngestUnauthorized, SealPullFailed] as const
+
+type Allowed = ReadonlyArray<
+  new(args: { message: string; fix?: string; param?: string }) => CatalogErrorShape & { readonly code: string }
+>
+
+/** The portal's allowed code as it named it, else `other` (what came back, in words). */
+const sealRefusal = (
+  answer: Answer,
+  allowed: Allowed,
+  codes: ReadonlyArray<string>,
+  other: (why: string) => CatalogErrorShape
+) => {
+  const envelope = decodeEnvelope(answer.json)
+  if (envelope._tag === "Some") {
+    const e = envelope.value.error
+    const i = codes.indexOf(e.code)
+    const cls = i >= 0 ? allowed[i] : undefined
+    if (cls !== undefined) {
+      return new cls({
+        message: printable(e.message),
+        ...(e.fix !== undefined && e.fix !== null ? { fix: printable(e.fix) } : {}),
+        ...(e.param !== undefined ? { param: printable(e.param, 80) } : {})
+      })
+    }
+    return other(`HTTP ${answer.status} (${printable(e.code, 60)}: ${printable(e.message, 300)})`)
+  }
+  return other(`HTTP ${answer.status} (${describeBody(answer.contentType, answer.text)})`)
+}
+
+const decodeBundle = Schema.decodeUnknownEither(SealBundle)
+
+const seal = (r: SyncRequest & { readonly seal: SealRequest }) =>
+  Effect.flatMap(
+    exchange(
+      r.portalUrl,
+      syncSealPath,
+      {
+        method: "POST",
+        headers: { ...syncHeaders(r), "content-type": "application/json" },
+        body: JSON.stringify(r.seal)
+      },
+      r.timeoutMs ?? syncTimeoutMs,
+      sealAnswerCapBytes
+    ),
+    (a): Effect.Effect<SealBundle, CatalogErrorShape> => {
+      const failed = (why: string) =>
+        new SyncFailed({
+          message: `The portal at ${r.portalUrl} did not seal the record: ${syncSealPath} gave ${why}.`,
+          fix:
+            `Check that the portal runs at ${r.portalUrl} (CATALOG_PORTAL_URL), then run \`catalog verify\` again; if the seal was made meanwhile, \`catalog seal pull\` fetches it.`
+        })
+      if (a.status === 201) {
+        const b = decodeBundle(a.json)
+        return b._tag === "Right"
+          ? Effect.succeed(b.right)
+          : Effect.fail(failed(`HTTP 201 but not a seal (${describeBody(a.contentType, a.text.slice(0, 200))})`))
+      }
+      return Effect.fail(sealRefusal(a, sealErrors as unknown as Allowed, sealErrors.map((c) => c.code), failed))
+    }
+  )
+
+const sealBundle = (r: SyncRequest) =>
+  Effect.flatMap(
+    exchange(
+      r.portalUrl,
+      syncSealPath,
+      { method: "GET", headers: syncHeaders(r) },
+      r.timeoutMs ?? syncTimeoutMs,
+      sealAnswerCapBytes
+    )
+      .pipe(Effect.mapError((e) => new SealPullFailed({ message: e.message, fix: pullSealFix(r.portalUrl) }))),
+    (a): Effect.Effect<SealBundle, CatalogErrorShape> => {
+      const failed = (why: string) =>
+        new SealPullFailed({
+          message: `The seal could not be pulled from ${r.portalUrl}: ${syncSealPath} gave ${why}. Nothing was stored.`,
+          fix: pullSealFix(r.portalUrl)
+        })
+      if (a.status === 200) {
+        const b = decodeBundle(a.json)
+        return b._tag === "Right"
+          ? Effect.succeed(b.right)
+          : Effect.fail(failed(`HTTP 200 but not a seal (${describeBody(a.contentType, a.text.slice(0, 200))})`))
+      }
+      return Effect.fail(
+        sealRefusal(a, sealPullErrors as unknown as Allowed, sealPullErrors.map((c) => c.code), failed)
+      )
+    }
+  )
+
+const pullSealFix = (portal: string) =>
+  `Check that the portal runs at ${portal} (CATALOG_PORTAL_URL) and CATALOG_SYNC_TOKEN, then run \`catalog seal pull\` again.`
+
 export const PortalClientLive = Layer.succeed(
   PortalClient,
-  PortalClient.of({ upload, revokedLicences, syncStatus, push, health, signingKey, doraFills })
+  PortalClient.of({ upload, revokedLicences, syncStatus, push, health, signingKey, doraFills, seal, sealBundle })
 )

@@ -1,6 +1,8 @@
 /**
  * Evidence bundle: the RoPA draft (JSON and a readable Markdown document), the DORA draft, provenance
- * and a change-log extract, with a manifest of SHA-256 fingerprints. `verify` recomputes them.
+ * and a change-log extract, with a manifest of SHA-256 fingerprints. `verify` recomputes them. When the
+ * record has a seal, its signed artifacts (as pulled and verified: each file, its `.sig` and the pinned
+ * `signing-key.pem`) are included under `sealed/` with their fingerprints too.
  */
 import { DateTime, Effect } from "effect"
 import { createHash } from "node:crypto"
@@ -17,7 +19,7 @@ export interface Manifest {
   readonly version: 1
   readonly tool: string
   readonly generatedAt: string
-  readonly seal: "draft"
+  readonly seal: "draft" | "sealed"
   readonly stamp: string
   readonly artifacts: ReadonlyArray<
     { readonly file: string; readonly sha256: string; readonly bytes: number; readonly description: string }
@@ -25,6 +27,14 @@ export interface Manifest {
 }
 
 const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex")
+
+/** Where a seal's files go inside a bundle: `sealed/<name>` (one level, plain names). */
+export const sealedPrefix = "sealed/"
+const sealedFile = /^sealed\/[A-Za-z0-9][A-Za-z0-9._-]{0,120}$/
+
+/** An artifact path a bundle may list: a file directly in the bundle, or one in its `sealed/` folder. */
+const artifactPathOk = (file: string): boolean =>
+  (file === path.basename(file) && file !== "." && file !== "..") || (sealedFile.test(file) && !file.includes(".."))
 
 export const ropaMarkdown = (r: RopaDraft): string => {
   const lines: Array<string> = [
@@ -92,6 +102,7 @@ export const earlierBundle = Effect.fn("Evidence.earlierBundle")(function*(
   }
   if (manifest.format !== evidenceFormat || !Array.isArray(manifest.artifacts)) return null
   const listed = new Set(["manifest.json", ...manifest.artifacts.map((a) => a.file)])
+  if (manifest.artifacts.some((a) => a.file.startsWith(sealedPrefix))) listed.add("sealed")
   return {
     generatedAt: typeof manifest.generatedAt === "string" ? manifest.generatedAt : null,
     strangers: entries.filter((e) => !listed.has(e))
@@ -111,11 +122,13 @@ export const writeEvidence = (
     readonly dora: DoraState
     readonly provenance: Provenance
     readonly changes: ChangeList
+    /** The newest seal's files (`.catalog/sealed/<sealId>/`), written under `sealed/`; empty without a seal. */
+    readonly sealed?: ReadonlyArray<{ readonly name: string; readonly body: Uint8Array }>
   }
 ): Effect.Effect<Manifest, InvalidParam, Files> =>
   Effect.gen(function*() {
     const disk = yield* Files
-    const files: Array<{ file: string; body: string; description: string }> = [
+    const files: Array<{ file: string; body: string | Uint8Array; description: string }> = [
       {
         file: "ropa.json",
         body: `${JSON.stringify(input.ropa, null, 2)}\n`,
@@ -138,23 +151,34 @@ export const writeEvidence = (
         description: "change-log extract, newest first"
       }
     ]
+    for (const s of input.sealed ?? []) {
+      files.push({
+        file: `${sealedPrefix}${s.name}`,
+        body: s.body,
+        description: s.name.endsWith(".sig")
+          ? `detached Ed25519 signature of ${s.name.slice(0, -4)} (the sealed record)`
+          : s.name === "signing-key.pem"
+          ? "the portal's public key, as pinned on this machine (verify the signatures with openssl)"
+          : `sealed artifact ${s.name} (signed by the portal)`
+      })
+    }
     const manifest: Manifest = {
       format: evidenceFormat,
       version: 1,
       tool: input.tool,
       generatedAt: DateTime.formatIso(yield* DateTime.now),
-      seal: "draft",
+      seal: input.ropa.seal,
       stamp: "DRAFT, not an official record",
       artifacts: files.map((f) => ({
         file: f.file,
         sha256: sha256(f.body),
-        bytes: Buffer.byteLength(f.body),
+        bytes: typeof f.body === "string" ? Buffer.byteLength(f.body) : f.body.length,
         description: f.description
       }))
     }
     const staging = yield* disk.stagingFolder(dir)
     yield* Effect.gen(function*() {
-      for (const f of files) yield* disk.writePrivateFile(path.join(staging, f.file), f.body)
+      for (const f of files) yield* disk.writePrivateFile(path.join(staging, ...f.file.split("/")), f.body)
       yield* disk.writePrivateFile(path.join(staging, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`)
       yield* disk.moveFolderInto(staging, dir)
     }).pipe(
@@ -212,7 +236,7 @@ export const verifyEvidence = (dir: string) =>
     const results = yield* Effect.forEach(artifacts, (a) =>
       Effect.gen(function*() {
         // An artifact is a file directly in the bundle: a name that leaves the folder is never read.
-        const inside = a.file === path.basename(a.file) && a.file !== "." && a.file !== ".."
+        const inside = artifactPathOk(a.file)
         const p = path.join(dir, a.file)
         const actual = inside && (yield* disk.probe(p)).kind === "file"
           ? yield* disk.readBytes(p).pipe(Effect.map(sha256), Effect.orElseSucceed(() => null))

@@ -13,13 +13,12 @@
  */
 import { DateTime, Effect, Either } from "effect"
 import { createPublicKey, type KeyObject } from "node:crypto"
-import * as path from "node:path"
-import { type LicenceInfo, type LicencePayload, portalKeyFileName } from "../domain/Sync.js"
+import type { LicenceInfo, LicencePayload } from "../domain/Sync.js"
 import { LicenceInvalid, SyncFailed } from "../errors/index.js"
-import { AppEnv, dataDir } from "./AppEnv.js"
-import { Files } from "./Files.js"
+import { AppEnv } from "./AppEnv.js"
 import { checkLicence, type LicenceError, licenceMissing } from "./Licence.js"
 import { PortalClient } from "./PortalClient.js"
+import { PortalKey } from "./PortalKey.js"
 
 export const licenceKeyVar = "CATALOG_LICENCE_KEY"
 
@@ -45,25 +44,24 @@ export interface MachineLicence {
 export type MachineLicenceError = LicenceError | SyncFailed
 
 /**
- * The pinned portal key, `.catalog/portal-signing-key.pem` (null when none is pinned yet). Read here until
- * the sync helper's PortalKey service lands; a file that is not a public key is LICENCE_INVALID naming it.
+ * The pinned portal key (PortalKey.pinned, `.catalog/portal-signing-key.pem`; null when none is pinned
+ * yet). A file that cannot be read or is not an Ed25519 public key is LICENCE_INVALID naming it.
  */
-export const readPinnedPortalKeyFile = (): Effect.Effect<KeyObject | null, LicenceInvalid, AppEnv | Files> =>
+export const readPinnedPortalKeyFile = (): Effect.Effect<KeyObject | null, LicenceInvalid, PortalKey> =>
   Effect.gen(function*() {
-    const env = yield* AppEnv
-    const files = yield* Files
-    const file = path.join(dataDir(env), portalKeyFileName)
-    const probe = yield* files.probe(file)
-    if (probe.kind === "missing") return null
-    const text = yield* files.readRegularFile(file, 64 * 1024).pipe(
+    const portalKey = yield* PortalKey
+    const refit =
+      `Remove ${portalKey.file} and run \`catalog push\` or \`catalog doctor\` once to pin the portal's key again.`
+    const text = yield* portalKey.pinned.pipe(
       Effect.mapError((e) =>
         new LicenceInvalid({
-          message: `The pinned portal key ${file} cannot be read (${e.reason}), so the licence cannot be checked.`,
-          fix: `Remove ${file} and run \`catalog push\` or \`catalog doctor\` once to pin the portal's key again.`,
+          message: `${e.message} The licence cannot be checked.`,
+          fix: refit,
           param: licenceKeyVar
         })
       )
     )
+    if (text === null) return null
     try {
       const key = createPublicKey(text)
       if (key.asymmetricKeyType === "ed25519") return key
@@ -71,8 +69,9 @@ export const readPinnedPortalKeyFile = (): Effect.Effect<KeyObject | null, Licen
       // not a PEM public key: refused below
     }
     return yield* new LicenceInvalid({
-      message: `The pinned portal key ${file} is not an Ed25519 public key (PEM), so the licence cannot be checked.`,
-      fix: `Remove ${file} and run \`catalog push\` or \`catalog doctor\` once to pin the portal's key again.`,
+      message:
+        `The pinned portal key ${portalKey.file} is not an Ed25519 public key (PEM), so the licence cannot be checked.`,
+      fix: refit,
       param: licenceKeyVar
     })
   })
@@ -80,7 +79,7 @@ export const readPinnedPortalKeyFile = (): Effect.Effect<KeyObject | null, Licen
 /** The machine's licence check (see the module comment for the order and the unreachable-list choice). */
 export const verifyMachineLicence = (
   input: MachineLicenceInput
-): Effect.Effect<MachineLicence, MachineLicenceError, AppEnv | Files | PortalClient> =>
+): Effect.Effect<MachineLicence, MachineLicenceError, AppEnv | PortalKey | PortalClient> =>
   Effect.gen(function*() {
     const env = yield* AppEnv
     const key = env.env[licenceKeyVar]

@@ -9,7 +9,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { IngestReceipt, PortalHealth } from "../domain/Portal.js"
-import type { DoraFills, RevokedLicences, SyncReceipt, SyncStatus } from "../domain/Sync.js"
+import type { DoraFills, RevokedLicences, SealBundle, SealRequest, SyncReceipt, SyncStatus } from "../domain/Sync.js"
 import type { CatalogErrorShape, ClaimNotSyncable, DoraPullFailed, SyncUnauthorized } from "../errors/index.js"
 
 export interface UploadRequest {
@@ -89,6 +89,18 @@ export class PortalClient extends Context.Tag("catalog/PortalClient")<PortalClie
   readonly doraFills: (
     request: DoraFillsRequest
   ) => Effect.Effect<DoraFills, SyncUnauthorized | ClaimNotSyncable | DoraPullFailed>
+  /**
+   * POST sync/seal (`catalog verify`): the codes the seal route answers pass through as the portal named
+   * them (SYNC_UNAUTHORIZED, CLAIM_NOT_SYNCABLE, INGEST_UNAUTHORIZED, LICENCE_*, TERMS_NOT_ACCEPTED,
+   * CONTROLLER_REQUIRED, SIGNER_NAME_REQUIRED, OPEN_LEGAL_CALLS, INVALID_PARAM for a snapshot that is no
+   * longer the newest); anything else is SYNC_FAILED. The answer is not yet verified: see services/Seals.ts.
+   */
+  readonly seal: (request: SyncRequest & { readonly seal: SealRequest }) => Effect.Effect<SealBundle, CatalogErrorShape>
+  /**
+   * GET sync/seal: the claim's newest seal. SYNC_UNAUTHORIZED, CLAIM_NOT_SYNCABLE, INGEST_UNAUTHORIZED and
+   * SEAL_PULL_FAILED (nothing sealed yet) pass through; anything else is SEAL_PULL_FAILED.
+   */
+  readonly sealBundle: (request: SyncRequest) => Effect.Effect<SealBundle, CatalogErrorShape>
 }>() {}
 
 /** A value quoted for a message: JSON escapes, plus the C1 and bidi controls JSON leaves as they are. */

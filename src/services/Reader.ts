@@ -42,6 +42,7 @@ import {
 } from "./reader/resources.js"
 import { ftsQuery, rankHits, searchCandidates, searchPage } from "./reader/search.js"
 import { draftRopa } from "./Ropa.js"
+import { sealStateOf } from "./Seals.js"
 import { type DatasetRow, type SourceRow, type StoreError, StoreReader } from "./Store.js"
 
 // What other modules read through the Reader's module (the parts themselves are in ./reader/).
@@ -117,7 +118,11 @@ export const ReaderLive = Layer.effect(
       return ids.map((id) => toSourceState(id, byId.get(id), cfg.configuredSources?.find((s) => s.id === id), now))
     }))
 
+    /** The record's seal at `now`: sealed while the licence runs, a draft again after (LICENCE_EXPIRED). */
+    const sealInfo = Effect.map(store.latestSeal, (row) => sealStateOf(row, cfg.now()))
+
     const status = orDie(Effect.gen(function*() {
+      const info = yield* sealInfo
       const last = yield* store.lastScan
       const states = yield* sourceStates
       const counts = yield* store.classCounts
@@ -138,7 +143,8 @@ export const ReaderLive = Layer.effect(
         overrides: ov.overrides,
         drift: ov.drift,
         coverage: coverageOf(states),
-        seal: "draft",
+        seal: info.state,
+        sealInfo: info,
         catalogOnly: cfg.catalogOnly,
         upload: cfg.catalogOnly
           ? "catalog-only is on: no metadata ever leaves this machine, even when paired."
@@ -233,6 +239,7 @@ export const ReaderLive = Layer.effect(
       })
 
     const provenance = orDie(Effect.gen(function*() {
+      const info = yield* sealInfo
       const last = yield* store.lastScan
       const states = yield* sourceStates
       const head = yield* store.changes({ limit: 1 })
@@ -240,7 +247,8 @@ export const ReaderLive = Layer.effect(
       for (const r of yield* store.methodCounts) methods[r.method] = r.n
       const h = head.rows[0]
       return {
-        seal: "draft",
+        seal: info.state,
+        sealInfo: info,
         stamp: "DRAFT, not an official record",
         generatedAt: cfg.now().toISOString(),
         lastScanAt: last?.finished_at ?? null,
@@ -257,7 +265,9 @@ export const ReaderLive = Layer.effect(
       const conf = new Map((cfg.configuredSources ?? []).map((s) => [s.id, s]))
       const sources = (yield* store.sources).map((s) => toRopaSource(s, conf.get(s.id)))
       const annotations = yield* store.annotations
-      return draftRopa({ columns, edges, sources, controller: cfg.controller, annotations, now: cfg.now() })
+      const info = yield* sealInfo
+      const draft = draftRopa({ columns, edges, sources, controller: cfg.controller, annotations, now: cfg.now() })
+      return { ...draft, seal: info.state, sealInfo: info } satisfies RopaDraft
     }))
 
     const glossary = orDie(Effect.gen(function*() {

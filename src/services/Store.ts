@@ -66,6 +66,26 @@ export const DatasetRow = Schema.Struct({
 export type DatasetRow = typeof DatasetRow.Type
 
 /** A dataset with its column and class counts (`datasets`). */
+/** A seal pulled from the portal and verified (table `seals`; the artifacts are under `dir`). */
+export const SealRow = Schema.Struct({
+  id: Schema.String,
+  claim_id: Schema.String,
+  sealed_at: Schema.String,
+  signer_name: Schema.String,
+  signer_role: Schema.String,
+  signer_email: NullableString,
+  terms_version: NullableString,
+  /** JSON: the open legal calls acknowledged at sealing. */
+  acknowledged: Schema.String,
+  licence_id: Schema.String,
+  licence_issued_at: Schema.String,
+  licence_expires_at: Schema.String,
+  dir: Schema.String,
+  manifest_sha256: Schema.String,
+  stored_at: Schema.String
+})
+export type SealRow = typeof SealRow.Type
+
 export const DatasetSummaryRow = Schema.Struct({
   ...DatasetRow.fields,
   columns: Schema.Number,
@@ -396,6 +416,10 @@ export class StoreReader extends Context.Tag("catalog/StoreReader")<StoreReader,
     >,
     StoreError
   >
+  /** The newest seal stored on this machine (by sealing time), or null. */
+  readonly latestSeal: Effect.Effect<SealRow | null, StoreError>
+  /** A stored seal by id, or null. */
+  readonly seal: (id: string) => Effect.Effect<SealRow | null, StoreError>
   readonly searchGlossary: (
     match: string,
     limit: number
@@ -482,6 +506,19 @@ export class Store extends Context.Tag("catalog/Store")<Store, {
   readonly mergeDescription: (d: DescriptionRow) => Merged
   readonly mergeAnnotation: (a: AnnotationRow) => Merged
   readonly mergeDoraCell: (c: DoraCellRow) => Merged
+  /**
+   * Records a verified seal (its files already stored under `row.dir`) with the change-log entry
+   * `seal.sealed` ("sealed by <name> (<role>)"), attributed to `by`. Nothing when the id is stored already.
+   */
+  readonly insertSeal: (row: SealRow, by: string) => Effect.Effect<{ readonly inserted: boolean }, StoreError>
+  /**
+   * The change-log entry `seal.lapsed` ("unsealed: licence expired") for seal `id`, the first time a command
+   * notices its licence expired; nothing when it was recorded already. Answers whether it recorded it.
+   */
+  readonly recordSealLapsed: (
+    seal: { readonly id: string; readonly licenceId: string; readonly expiresAt: string },
+    at: string
+  ) => Effect.Effect<boolean, StoreError>
 }>() {}
 
 export type { DatasetKind }

@@ -19,6 +19,7 @@ import { lineageRepository } from "./lineage.js"
 import { overridesReads, overridesWrites } from "./overrides.js"
 import { findOne } from "./rows.js"
 import { scansReads, scanWrites } from "./scan.js"
+import { sealsRepository } from "./seals.js"
 import { sourcesReads, sourcesWrites } from "./sources.js"
 
 export { ChangeLogLive } from "./changes.js"
@@ -44,7 +45,8 @@ export const StoreReaderLive = Layer.effect(
       ...descriptionsRepository(sql).reads,
       ...lineageRepository(sql).reads,
       ...changesRepository(sql),
-      ...glossaryRepository(sql).reads
+      ...glossaryRepository(sql).reads,
+      ...sealsRepository(sql).reads
     })
   })
 )
@@ -65,7 +67,8 @@ export const StoreLive = Layer.effect(
       ...lineageRepository(sql).writes,
       ...glossaryRepository(sql).writes,
       ...descriptionsRepository(sql).writes,
-      ...doraRepository(sql).writes
+      ...doraRepository(sql).writes,
+      ...sealsRepository(sql, changeLog).writes
     })
   })
 )

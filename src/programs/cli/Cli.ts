@@ -7,6 +7,7 @@ import { Args, Command, Options, Prompt } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import { builtinKinds } from "../../domain/Config.js"
+import type { SealState } from "../../domain/Sync.js"
 import {
   AddInputInvalid,
   ClassifyInputInvalid,
@@ -42,6 +43,7 @@ import { skillMarkdown } from "./skill.js"
 import { push, SyncOnCatalog } from "./SyncCommands.js"
 import { evidence, exportCmd, importCmd } from "./TeamCommands.js"
 import { needsSubcommand, positionals } from "./usage.js"
+import { seal, verify } from "./VerifyCommands.js"
 import { watch } from "./WatchCommand.js"
 
 const pct = (n: number) => `${Math.round(n * 100)}%`
@@ -104,6 +106,21 @@ const scan = Effect.gen(function*() {
 }).pipe(Effect.provide(SyncOnCatalog), Effect.provide(ScanLive))
 
 // ── status ───────────────────────────────────────────────────────────────────────────────────
+const day = (iso: string) => iso.slice(0, 10)
+
+/** The status line of the record's seal (SPEC's Record seal table). */
+export const recordLine = (info: SealState | undefined): string => {
+  const last = info?.last ?? null
+  if (info === undefined || last === null) return "DRAFT, not an official record"
+  const who = `${last.signer.name} (${last.signer.role})`
+  if (info.state === "sealed") {
+    return `${green("SEALED")} by ${who} on ${day(last.sealedAt)}, licence until ${day(last.licence.expiresAt)}`
+  }
+  return `DRAFT (the seal of ${day(last.sealedAt)} lapsed with the licence: ${
+    info.reason ?? "LICENCE_EXPIRED"
+  }; what was signed stays valid)`
+}
+
 const status = Command.make("status", {}, () =>
   Effect.gen(function*() {
     const reader = yield* Reader
@@ -125,11 +142,11 @@ const status = Command.make("status", {}, () =>
             x.reachable ? green("reached") : red(x.status)
           } · ${x.staleness} · ${x.datasets} datasets${x.lastScannedAt ? ` · scanned ${x.lastScannedAt}` : ""}`
         ),
-        `Record: ${s.seal === "draft" ? "DRAFT, not an official record" : "sealed"}`,
+        `Record: ${recordLine(s.sealInfo)}`,
         `Upload: ${s.upload}`
       ].join("\n"))
   }).pipe(Effect.provide(ReadLive))).pipe(Command.withDescription(
-    "Counts of datasets, columns and personal-data items per class, the coverage line, catalog-only and the seal (draft)."
+    "Counts of datasets, columns and personal-data items per class, the coverage line, catalog-only and the record's seal (draft, or sealed: by whom, when, licence until)."
   ))
 
 // ── datasets / show ──────────────────────────────────────────────────────────────────────────
@@ -622,6 +639,8 @@ export const root = Command.make("catalog", {}, () => Effect.suspend(() => showH
     open,
     invite,
     push,
+    verify,
+    seal,
     serveClaim,
     admin
   ]),

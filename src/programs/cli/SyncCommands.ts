@@ -8,6 +8,7 @@
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import { officialInstalled } from "../../edition.js"
 import { CatalogOnly, DoraPullFailed, MapNotFound } from "../../errors/index.js"
 import { WriteLive } from "../../layers/Main.js"
 import { PortalClientLive } from "../../layers/PortalClient.js"
@@ -19,6 +20,7 @@ import type { PullConflict } from "../../services/DoraPull.js"
 import { Invite } from "../../services/Invite.js"
 import type { PortalClient, SyncRequest } from "../../services/PortalClient.js"
 import { PortalKey } from "../../services/PortalKey.js"
+import { noteSealLapse, pullNewerSeal } from "../../services/Seals.js"
 import type { StoreReader } from "../../services/Store.js"
 import { notPaired, resolvePairing, Sync } from "../../services/Sync.js"
 import { bold, CliFlags, dim, emit, green, red, stderrLine, yellow } from "./render.js"
@@ -127,24 +129,28 @@ export const runPush = Effect.gen(function*() {
   const pairing = yield* resolvePairing(env.env)
   if (pairing.kind === "unpaired") return yield* notPaired()
   const doraInScope = loaded.file.dora?.inScope === true
-  const { pushed, dora } = yield* Effect.gen(function*() {
-    const pushed = yield* (yield* Sync).push(pairing.request)
+  const pushed = yield* Effect.gen(function*() {
+    // The seal's licence expired since the last writing command: "unsealed: licence expired" (once).
+    yield* noteSealLapse
+    const result = yield* (yield* Sync).push(pairing.request)
     // The push stood; then the DORA cells filled on the claim page (a failure here is only a warning).
     const { Dora } = yield* doraModule
     const dora = yield* afterPush(pairing.request, doraInScope).pipe(
       Effect.provide(Layer.mergeAll(Dora.Default, PortalClientLive))
     )
-    return { pushed, dora }
-  }).pipe(Effect.provide(SyncLive))
+    // A seal the portal has and this machine has not (the full build only): pulled, verified, stored.
+    const seal = officialInstalled ? yield* pullNewerSeal(pairing.request) : null
+    return { ...result, dora, seal }
+  }).pipe(Effect.provide(Layer.mergeAll(PortalKey.Default, PortalClientLive)), Effect.provide(SyncLive))
   const flags = yield* CliFlags
-  if (dora.status === "failed" && !flags.json) {
+  if (pushed.dora.status === "failed" && !flags.json) {
     yield* stderrLine(
-      `${yellow(`warning: ${dora.error.code}`)}: ${dora.error.message} The push stood.${
-        dora.error.fix !== null ? `\n  fix: ${dora.error.fix}` : ""
+      `${yellow(`warning: ${pushed.dora.error.code}`)}: ${pushed.dora.error.message} The push stood.${
+        pushed.dora.error.fix !== null ? `\n  fix: ${pushed.dora.error.fix}` : ""
       }`
     )
   }
-  yield* emit({ ...pushed, dora }, (p) =>
+  yield* emit(pushed, (p) =>
     [
       `${green("Pushed")} the draft to claim ${bold(p.claimId)} at ${p.portal}.`,
       `  ${p.bytes.toLocaleString("en")} bytes · sha256 ${p.sha256} · received ${p.receivedAt}`,
@@ -166,6 +172,12 @@ export const runPush = Effect.gen(function*() {
         ]
         : p.dora.status === "failed"
         ? [yellow(`DORA cells not pulled (${p.dora.error.code}); the push stood.`)]
+        : []),
+      ...(p.seal?.status === "pulled"
+        ? [green(`Pulled and verified the record's seal ${p.seal.sealId} (catalog status shows it).`)]
+        : []),
+      ...(p.seal?.status === "failed" && "error" in p.seal
+        ? [`The portal has a seal this machine could not store (${p.seal.error.code}): ${p.seal.error.message}`]
         : [])
     ].join("\n"))
 })

@@ -7,6 +7,7 @@ import { actor, AppEnv } from "../../services/AppEnv.js"
 import { earlierBundle, verifyEvidence, writeEvidence } from "../../services/Evidence.js"
 import { outputFileTarget, outputFolderTarget, readUserFile, userFolder, writePrivate } from "../../services/Files.js"
 import { Reader } from "../../services/Reader.js"
+import { sealedFiles } from "../../services/Seals.js"
 import { serializeTeamFile, TeamFileService, validateTeamFile } from "../../services/TeamFile.js"
 import { version } from "../../version.js"
 import { CliFlags, emit, green } from "./render.js"
@@ -177,7 +178,8 @@ export const evidence = Command.make("evidence", {
         ropa: yield* reader.compliance,
         dora: yield* reader.dora,
         provenance: yield* reader.provenance,
-        changes: yield* reader.changes("0", 1000)
+        changes: yield* reader.changes("0", 1000),
+        sealed: yield* sealedFiles((yield* reader.status).sealInfo?.last?.id ?? null)
       })
     }).pipe(Effect.provide(ReadLive))
     yield* emit({ dir: target.path, ...manifest }, (m) =>

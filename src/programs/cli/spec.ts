@@ -237,6 +237,61 @@ export const commandNotes: ReadonlyArray<CommandNotes> = [
     writes: true
   },
   {
+    name: "verify",
+    usage: "catalog verify [--seal-with-open-calls] [--json]",
+    examples: [
+      "CATALOG_SIGNER_NAME='Ada Lovelace' CATALOG_SIGNER_ROLE=DPO catalog verify",
+      "catalog verify --seal-with-open-calls"
+    ],
+    errors: [
+      "PORTAL_NOT_INSTALLED",
+      "CONFIRM_REQUIRED",
+      "CATALOG_ONLY",
+      "CONFIG_INVALID",
+      "MAP_NOT_FOUND",
+      "SYNC_MISCONFIGURED",
+      "SYNC_UNAUTHORIZED",
+      "SYNC_FAILED",
+      "CLAIM_NOT_SYNCABLE",
+      "LICENCE_MISSING",
+      "LICENCE_INVALID",
+      "LICENCE_TENANT_MISMATCH",
+      "LICENCE_EXPIRED",
+      "LICENCE_REVOKED",
+      "TERMS_NOT_ACCEPTED",
+      "CONTROLLER_REQUIRED",
+      "SIGNER_NAME_REQUIRED",
+      "OPEN_LEGAL_CALLS",
+      "SNAPSHOT_TOO_LARGE",
+      "INGEST_UNAUTHORIZED",
+      "INGEST_RATE_LIMITED",
+      "SEAL_PULL_FAILED",
+      "SCHEMA_MIGRATION_REQUIRED",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
+    name: "seal",
+    usage: "catalog seal pull [--json]",
+    examples: ["catalog seal pull", "catalog seal pull --json"],
+    errors: [
+      "PORTAL_NOT_INSTALLED",
+      "CATALOG_ONLY",
+      "CONFIG_INVALID",
+      "MAP_NOT_FOUND",
+      "SYNC_MISCONFIGURED",
+      "SYNC_UNAUTHORIZED",
+      "SYNC_FAILED",
+      "CLAIM_NOT_SYNCABLE",
+      "INGEST_UNAUTHORIZED",
+      "SEAL_PULL_FAILED",
+      "SCHEMA_MIGRATION_REQUIRED",
+      "INVALID_PARAM"
+    ],
+    writes: true
+  },
+  {
     name: "serve-claim",
     usage: "catalog serve-claim [--port <n>] [--json]",
     examples: [

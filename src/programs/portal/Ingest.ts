@@ -114,7 +114,7 @@ export const snapshotProblem = (body: Buffer): InvalidParam | { readonly snapsho
 const recordKeyPattern = /^[A-Za-z0-9_-]{43}$/
 
 /** Which command a refusal tells the user to re-run (`catalog invite`, or `catalog push` for a paired machine). */
-export type Rerun = "catalog invite" | "catalog push"
+export type Rerun = "catalog invite" | "catalog push" | "catalog verify" | "catalog seal pull"
 
 /**
  * Step 1 of every machine upload: the ingest token, when the operator set one (constant-time compare).

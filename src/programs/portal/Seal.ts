@@ -24,10 +24,8 @@
  */
 import { Effect, Either, Schema } from "effect"
 import { createHash, createPublicKey, sign } from "node:crypto"
-import type { Activity } from "../../domain/Compliance.js"
 import { Snapshot } from "../../domain/Snapshot.js"
 import {
-  type AcknowledgedCall,
   type LicenceInfo,
   type SealBundle,
   type SealedArtifact,
@@ -51,6 +49,7 @@ import { checkLicence, type LicenceError, licenceState } from "../../services/Li
 import { LicenceStore } from "../../services/portal/LicenceStore.js"
 import { type SealRecord, SealStore } from "../../services/portal/SealStore.js"
 import { type ClaimRecord, PortalStore, type PortalStoreError } from "../../services/PortalStore.js"
+import { openLegalCalls } from "../../services/Seals.js"
 import { officialStampText, renderClaimPage } from "./ClaimPage.js"
 import { nowIso, nowMillis, officialInThisBuild, PortalContext, randomToken } from "./Context.js"
 
@@ -104,19 +103,8 @@ const clean = (v: string | null | undefined, cap = 200): string | null => {
   return t === "" ? null : t
 }
 
-/** Every legal field of the RoPA not confirmed (suggested), or confirmed but needing review: the open calls. */
-export const openLegalCalls = (
-  activities: ReadonlyArray<Activity>
-): ReadonlyArray<typeof AcknowledgedCall.Type> =>
-  activities.flatMap((a) =>
-    Object.values(a.legal).flatMap((f) =>
-      f.status !== "confirmed"
-        ? [{ activity: a.name, field: f.field, status: f.status }]
-        : f.needsReview
-        ? [{ activity: a.name, field: f.field, status: "needs review" }]
-        : []
-    )
-  )
+/** The open calls: one definition for the portal and `catalog verify` (services/Seals.ts). */
+export { openLegalCalls }
 
 /** The controller the seal uses: each field filled on the claim page wins over the snapshot's. */
 export const controllerOf = (claim: ClaimRecord, snapshot: Snapshot) => {

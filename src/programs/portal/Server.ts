@@ -22,7 +22,6 @@ import {
 import { Cause, Effect, Layer, Option } from "effect"
 import { claimTokenPrefix, portalApiPrefix, type PortalHealth } from "../../domain/Portal.js"
 import { uploadCapBytes } from "../../domain/Snapshot.js"
-import { syncTokenHeader } from "../../domain/Sync.js"
 import { EndpointNotFound, InvalidParam } from "../../errors/index.js"
 import type { PortalStores } from "../../layers/portal/PortalSql.js"
 import { type Mail } from "../../services/Mail.js"
@@ -107,8 +106,8 @@ const HandlersLive = HttpApiBuilder.group(PortalApi, "portal", (handlers) =>
         const revoked = yield* (yield* LicenceStore).revokedIds
         return { revoked, at: yield* nowIso }
       })))
-    .handle("sealPull", ({ headers }) => sqlDies(pullSeal(headers[syncTokenHeader])))
-    .handle("seal", ({ headers, payload }) => sqlDies(postSeal(headers[syncTokenHeader], payload)))
+    .handle("sealPull", ({ request }) => sqlDies(pullSeal(request)))
+    .handle("seal", ({ payload, request }) => sqlDies(postSeal(request, payload)))
     .handleRaw("syncStatus", ({ request }) => sqlDies(syncStatusHandler(request)))
     .handleRaw("syncSnapshots", ({ request }) => sqlDies(syncSnapshotHandler(request)))
     .handle("openapi", () => Effect.succeed(OpenApi.fromApi(PortalApi) as unknown as Record<string, unknown>)))

@@ -54,6 +54,12 @@ export const summarizeChange = (r: ChangeFacts, d: Record<string, unknown>): str
       return `paired with claim ${String(d["claimId"] ?? "?")} (token ${r.entity}) by ${r.by ?? "someone"}`
     case "sync.pushed":
       return `pushed the draft to claim ${r.entity} (${String(d["bytes"] ?? "?")} bytes) by ${r.by ?? "someone"}`
+    case "seal.sealed":
+      return `sealed by ${String(d["signerName"] ?? "?")} (${String(d["signerRole"] ?? "?")}): seal ${r.entity}`
+    case "seal.lapsed":
+      return `unsealed: licence expired (seal ${r.entity}, licence ${String(d["licenceId"] ?? "?")} until ${
+        String(d["expiresAt"] ?? "?")
+      })`
     default:
       return `${r.kind} ${r.entity}`
   }

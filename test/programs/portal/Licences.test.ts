@@ -18,6 +18,7 @@ import { AppEnv } from "../../../src/services/AppEnv.js"
 import { issueLicence } from "../../../src/services/Licence.js"
 import { verifyMachineLicence } from "../../../src/services/LicenceCheck.js"
 import { LicenceStore } from "../../../src/services/portal/LicenceStore.js"
+import { PortalKey } from "../../../src/services/PortalKey.js"
 import { type Backend, type Portal, request, startTestPortal, tempDir } from "./harness.js"
 
 const keyDir = tempDir("ldc-licence-key-")
@@ -36,15 +37,16 @@ const machine = (licenceKey: string | undefined, pinned: string | null = publicP
     fs.mkdirSync(path.join(cwd, ".catalog"), { recursive: true })
     fs.writeFileSync(path.join(cwd, ".catalog", portalKeyFileName), pinned)
   }
-  return Layer.mergeAll(
-    Layer.succeed(AppEnv, {
-      cwd,
-      env: licenceKey === undefined ? {} : { CATALOG_LICENCE_KEY: licenceKey },
-      interactive: false,
-      stderrIsTTY: false
-    }),
-    NodeFilesLive,
-    PortalClientLive
+  return Layer.mergeAll(PortalKey.Default, PortalClientLive).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      Layer.succeed(AppEnv, {
+        cwd,
+        env: licenceKey === undefined ? {} : { CATALOG_LICENCE_KEY: licenceKey },
+        interactive: false,
+        stderrIsTTY: false
+      }),
+      NodeFilesLive
+    ))
   )
 }
 
