@@ -205,9 +205,14 @@ describe("the package is the free build: no official export and attestation (POR
     expect(JSON.parse(r.stdout)).toMatchObject({ edition: "full" })
   })
 
-  it.todo(
-    "`catalog verify` in the installed free build answers PORTAL_NOT_INSTALLED (the verify command is on the \"verify\" helper's branch, not yet on main)"
-  )
+  it("`catalog verify` in the installed free build answers PORTAL_NOT_INSTALLED, before any other check", () => {
+    const r = spawnSync(process.execPath, [installedEntry, "verify", "--json"], {
+      env: baseEnv({ CATALOG_DATA: path.join(root, "nowhere", ".catalog") }),
+      encoding: "utf8"
+    })
+    expect(r.status, r.stderr).toBe(1)
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: "PORTAL_NOT_INSTALLED" } })
+  })
   it.todo(
     "the free bundle carries no signing module (no chunk contains \"OFFICIAL RECORD \\u2014 sealed\"): needs Seal.ts imported only inside a branch on __CATALOG_OFFICIAL__ itself (docs/decisions.md, Free build)"
   )
