@@ -385,6 +385,8 @@ export interface SealView {
   readonly termsVersion: string | null
   /** The open legal calls of the newest draft (a seal acknowledges them or waits until they are closed). */
   readonly openCalls: ReadonlyArray<typeof AcknowledgedCall.Type>
+  /** The SHA-256 of the draft this page shows: posted back, so a seal is of exactly the draft the human saw. */
+  readonly snapshotSha256: string | null
   /** The record's newest seal, if any, with its downloads and the state now (sealed, or a draft again and why). */
   readonly sealed: {
     readonly id: string
@@ -428,6 +430,7 @@ ${
       : ""
   }
 <form class="fields" method="post" action="${view.action}" id="seal-form">
+<input type="hidden" name="snapshotSha256" value="${view.snapshotSha256 ?? ""}">
 ${
     view.termsVersion !== null
       ? html`<label class="check"><input type="checkbox" name="acceptTerms" value="${view.termsVersion}"> I accept the customer agreement (version ${view.termsVersion})</label>`

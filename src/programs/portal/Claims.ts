@@ -592,6 +592,7 @@ const sealView = (claim: ClaimRecord, token: string, snapshot: Snapshot, refused
       action: `${claimPath(token)}/seal`,
       termsVersion: settings.termsVersion,
       openCalls: openLegalCalls(snapshot.ropa.activities),
+      snapshotSha256: claim.sha256,
       sealed,
       publicKeyHref: signingKeyPath,
       refusal: refused?.refusal ?? null,
@@ -648,7 +649,8 @@ export const sealRecord = (token: string) =>
           acceptedTerms: accepted === null || accepted.trim() === "" ? null : accepted,
           signer: { name: values.name, role: values.role, email: values.email.trim() === "" ? null : values.email },
           acknowledgeOpenCalls: form.get("acknowledgeOpenCalls") === "yes",
-          snapshotSha256: null
+          // The draft the page showed: a push that landed since is never sealed in the human's name.
+          snapshotSha256: form.get("snapshotSha256") ?? ""
         }, { byClaim: store.byClaim, revokedIds: store.revokedIds } satisfies PortalLicences)).pipe(
           Effect.catchIf((e) => !isSealError(e), (e) => Effect.die(e))
         )

@@ -189,7 +189,7 @@ export const checkSeal = (
         message:
           "The draft you reviewed is not the record's newest on the portal (another upload came in since); nothing was sealed.",
         fix:
-          "Run `catalog push`, review the draft (`catalog annotate list`, the claim page), then `catalog verify` again.",
+          "Review the newest draft — reload the claim page, or run `catalog push` and `catalog annotate list` — then seal again (the page, or `catalog verify`).",
         param: "snapshotSha256"
       })
     }

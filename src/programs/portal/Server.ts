@@ -12,6 +12,7 @@ import {
   HttpApiBuilder,
   HttpApiError,
   type HttpApp,
+  HttpIncomingMessage,
   HttpMiddleware,
   HttpRouter,
   HttpServer,
@@ -219,12 +220,20 @@ const ErrorsLive = HttpApiBuilder.middleware(
  * Security headers on every answer, and the request log line. The log is written when the answer is
  * ready (its status known), from the method, the redacted path and the time taken.
  */
+/**
+ * The largest body the router itself decodes (claim-page forms, the seal request): 64 KiB. Uploads are
+ * served raw and read under their own 5,000,000-byte cap (readCappedBody), which this does not touch;
+ * without it the platform would read a decoded body of any size before a handler could refuse it.
+ */
+export const decodedBodyCapBytes = 64 * 1024
+
 export const front = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | PortalContext> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { log } = yield* PortalContext
     const started = performance.now()
     const response = yield* app.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(decodedBodyCapBytes)),
       Effect.map(HttpServerResponse.setHeaders(securityHeaders)),
       Effect.onExit((exit) =>
         Effect.sync(() => {

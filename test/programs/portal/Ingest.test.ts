@@ -14,10 +14,10 @@ const runP = <A, E>(e: Effect.Effect<A, E>) => Effect.runPromise(e)
 const ingestToken = "operator-token-0123456789abcdef"
 
 /** Streams `total` bytes of a JSON-looking body, chunked, until the server answers or closes. */
-const streamUpload = (url: string, total: number) =>
+const streamUpload = (url: string, total: number, route = "/api/portal/v1/snapshots") =>
   new Promise<{ status: number | null; body: string; written: number; connection: string | undefined }>(
     (resolve) => {
-      const u = new URL("/api/portal/v1/snapshots", url)
+      const u = new URL(route, url)
       let written = 0
       let status: number | null = null
       let body = ""
@@ -214,6 +214,18 @@ describe.each<Backend>(["sqlite", "postgres"])("uploads on %s", (backend) => {
     expect(r.written).toBeLessThan(50_000_000)
     expect(process.memoryUsage().rss - rss).toBeLessThan(40_000_000)
     expect(await runP(portal.store.tenants)).toEqual(before)
+  })
+
+  it("a body the router decodes (the seal request, claim-page forms) is capped at 64 KiB: 30 MB to POST sync/seal is refused without being read", async () => {
+    global.gc?.()
+    const rss = process.memoryUsage().rss
+    const r = await streamUpload(portal.url, 30_000_000, "/api/portal/v1/sync/seal")
+    // Refused (a 4xx, or the connection closed) long before the body was read: before the cap, the whole
+    // 30 MB went through and was parsed before the route could refuse it.
+    if (r.status !== null) expect(r.status >= 400 && r.status < 500).toBe(true)
+    expect(r.written).toBeLessThan(30_000_000)
+    expect((await fetch(new URL("/api/portal/v1/health", portal.url))).status).toBe(200)
+    expect(process.memoryUsage().rss - rss).toBeLessThan(40_000_000)
   })
 
   it("refuses a declared Content-Length over the cap before reading, and a Content-Length that lies", async () => {

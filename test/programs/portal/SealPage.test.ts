@@ -69,6 +69,14 @@ const refusalCode = (page: string) => /id="seal-refusal"><strong>Not sealed — 
 
 const signer = { signerName: "Ada <Lovelace>", signerRole: "DPO", signerEmail: "" }
 
+/** The draft hash the claim page's seal form posts back (the seal is of exactly the draft the page showed). */
+const shownDraft = async (portal: { readonly url: string }, path: string, session: string) => {
+  const page = (await request(portal.url, path, { headers: { cookie: session } })).body
+  const m = /name="snapshotSha256" value="([0-9a-f]*)"/.exec(page)
+  expect(m, "the seal form carries the draft's hash").not.toBeNull()
+  return m![1]!
+}
+
 describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim page (%s)", (backend) => {
   let portal: Portal
   let publicKeyPem = ""
@@ -82,7 +90,9 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
 
   it("refuses in order from the page (code, message, fix; nothing stored), then seals; downloads verify", async () => {
     const { claimId, path, session } = await adminClaim(portal)
-    const seal = (body: Record<string, string>) => form(portal, `${path}/seal`, body, { cookie: session })
+    const draft = await shownDraft(portal, path, session)
+    const seal = (body: Record<string, string>) =>
+      form(portal, `${path}/seal`, { snapshotSha256: draft, ...body }, { cookie: session })
 
     const before = sealSection((await request(portal.url, path, { headers: { cookie: session } })).body)
     expect(before).toContain("Seal the record")
@@ -132,6 +142,14 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
     expect([r.status, refusalCode(r.body)]).toEqual([409, "OPEN_LEGAL_CALLS"])
     expect(await withPortalStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))).toBeNull()
     expect(sealSection(r.body)).not.toContain("Sealed on")
+
+    // A draft other than the one the page showed (a push landed since, or no hash at all): never sealed.
+    for (const other of ["0".repeat(64), ""]) {
+      r = await seal({ ...everything, snapshotSha256: other })
+      expect([r.status, refusalCode(r.body)]).toEqual([400, "INVALID_PARAM"])
+      expect(r.body).toContain("not the record&#39;s newest")
+    }
+    expect(await withPortalStores(portal, Effect.flatMap(SealStore, (s) => s.latest(claimId)))).toBeNull()
 
     // Sealed: 303 back to the claim, which shows who sealed it and the downloads.
     r = await seal(everything)
@@ -249,6 +267,7 @@ describe.each<Backend>(["sqlite", "postgres"])("Seal the record on the claim pag
 
     const licenceId = await issue(portal, claimId, "active")
     const sealed = await form(portal, `${path}/seal`, {
+      snapshotSha256: await shownDraft(portal, path, session),
       acceptTerms: terms,
       signerName: "Ada Lovelace",
       signerRole: "DPO",
