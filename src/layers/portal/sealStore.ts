@@ -64,6 +64,12 @@ export const SealStoreLive = Layer.effect(
 
     const save = (seal: SealRecord, artifacts: ReadonlyArray<SealedArtifact>) =>
       sql.withTransaction(Effect.gen(function*() {
+        // The claim row, locked (PostgreSQL; SQLite's write transaction already holds the database): still
+        // live, still at the snapshot that was sealed.
+        const lock = sql.literal(sql.onDialectOrElse({ pg: () => "FOR UPDATE", orElse: () => "" }))
+        const current = yield* sql<{ readonly id: string }>`SELECT id FROM claims
+          WHERE id = ${seal.claimId} AND state = 'live' AND sha256 = ${seal.snapshotSha256} ${lock}`
+        if (current.length === 0) return false
         yield* sql`INSERT INTO seals (${sql.literal(sealColumns)}) VALUES (${seal.id}, ${seal.claimId},
           ${seal.sealedAt}, ${seal.signer.name}, ${seal.signer.role}, ${seal.signer.email}, ${seal.termsVersion},
           ${JSON.stringify(seal.acknowledgedOpenCalls)}, ${seal.licence.id}, ${seal.licence.issuedAt},
@@ -73,6 +79,7 @@ export const SealStoreLive = Layer.effect(
           yield* sql`INSERT INTO seal_artifacts (seal_id, position, name, media_type, content, sha256, signature)
             VALUES (${seal.id}, ${position++}, ${a.name}, ${a.mediaType}, ${a.content}, ${a.sha256}, ${a.signature})`
         }
+        return true
       }))
 
     const latest = (claimId: string) =>

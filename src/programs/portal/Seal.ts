@@ -261,6 +261,16 @@ export const sealNotInstalled = () =>
       "Sealing (the official export and attestation) is the paid step and is not installed in this build of the portal; nothing was sealed."
   })
 
+/** A push, a re-invite or a removal came in while sealing: nothing is stored, the human looks again. */
+const draftMoved = () =>
+  new InvalidParam({
+    message:
+      "The record's draft changed while it was being sealed (a newer upload, a re-invite or a removal came in); nothing was sealed.",
+    fix:
+      "Review the newest draft — reload the claim page, or run `catalog push` and `catalog annotate list` — then seal again (the page, or `catalog verify`).",
+    param: "snapshotSha256"
+  })
+
 /**
  * Seals the claim's newest snapshot (checks in order; see the module comment) and stores the signed
  * artifacts; answers the bundle. Before any check: PORTAL_NOT_INSTALLED when this build has no official
@@ -280,7 +290,9 @@ export const sealClaim = (claim: ClaimRecord, attempt: SealAttempt, licences: Po
 
     const sealId = `${sealIdPrefix}${randomToken(12)}`
     const sealedAt = yield* nowIso
-    const snapshotSha256 = claim.sha256 ?? sha256Hex(Buffer.from(body, "utf8"))
+    // The hash of exactly the body that is rendered and signed (not the claim's, read earlier).
+    const snapshotSha256 = sha256Hex(Buffer.from(body, "utf8"))
+    if (claim.sha256 !== null && claim.sha256 !== snapshotSha256) return yield* draftMoved()
     const sealBlock = {
       id: sealId,
       claimId: claim.id,
@@ -385,7 +397,7 @@ export const sealClaim = (claim: ClaimRecord, attempt: SealAttempt, licences: Po
       snapshotSha256,
       via: attempt.via
     }
-    yield* seals.save(record, artifacts)
+    if (!(yield* seals.save(record, artifacts))) return yield* draftMoved()
     const bundle: SealBundle = { sealId, claimId: claim.id, sealedAt, artifacts }
     return bundle
   })

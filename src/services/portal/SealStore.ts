@@ -23,11 +23,15 @@ export interface SealRecord {
 }
 
 export class SealStore extends Context.Tag("portal/SealStore")<SealStore, {
-  /** Stores the seal and its artifacts (in order) in one transaction. */
+  /**
+   * Stores the seal and its artifacts (in order) in one transaction — only while the claim is still live and
+   * its newest snapshot is still the one sealed (`seal.snapshotSha256`), checked under the transaction's
+   * lock: false (nothing stored) when a push, a re-invite or a removal came in between.
+   */
   readonly save: (
     seal: SealRecord,
     artifacts: ReadonlyArray<SealedArtifact>
-  ) => Effect.Effect<void, PortalStoreError>
+  ) => Effect.Effect<boolean, PortalStoreError>
   /** The claim's newest seal, or null. */
   readonly latest: (claimId: string) => Effect.Effect<SealRecord | null, PortalStoreError>
   /** A seal's artifacts in the order they were saved. */

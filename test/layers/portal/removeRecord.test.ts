@@ -100,6 +100,23 @@ for (const backend of backends) {
             issuedTo: null
           })
           const sealId = unique("seal_")
+          const liveSha = (yield* (yield* PortalStore).claimById(live.claimId))!.sha256!
+          const sealOf = (snapshotSha256: string, claimId: string, id: string) => ({
+            id,
+            claimId,
+            sealedAt: "2026-03-02T10:00:00.000Z",
+            signer: { name: "Ada", role: "DPO", email: null },
+            termsVersion: null,
+            acknowledgedOpenCalls: [],
+            licence: { id: "li_x", issuedAt: "2026-03-01T12:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z" },
+            snapshotSha256,
+            via: "claim-page" as const
+          })
+          // Only the live claim at the snapshot that was sealed: a draft that moved, or a superseded claim, stores nothing.
+          assert.isFalse(yield* seals.save(sealOf("0".repeat(64), live.claimId, unique("seal_")), []))
+          assert.isFalse(yield* seals.save(sealOf(liveSha, old.claimId, unique("seal_")), []))
+          assert.isNull(yield* seals.latest(old.claimId))
+          assert.isNull(yield* seals.latest(live.claimId))
           yield* seals.save({
             id: sealId,
             claimId: live.claimId,
@@ -108,7 +125,7 @@ for (const backend of backends) {
             termsVersion: null,
             acknowledgedOpenCalls: [],
             licence: { id: "li_x", issuedAt: "2026-03-01T12:00:00.000Z", expiresAt: "2099-01-01T00:00:00.000Z" },
-            snapshotSha256: "0".repeat(64),
+            snapshotSha256: liveSha,
             via: "claim-page"
           }, [{
             name: "ropa.json",
