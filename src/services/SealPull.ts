@@ -33,7 +33,10 @@ const refuse = (message: string, artifact: string | null): SealPullFailed =>
   })
 
 /** A safe file name for `.catalog/sealed/<sealId>/` (no path, no hidden file). */
-const safeName = (name: string): boolean => /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) && !name.includes("..")
+/** A plain file name, never one the machine writes itself beside the artifacts (`<name>.sig`, `signing-key.pem`). */
+const safeName = (name: string): boolean =>
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) && !name.includes("..") && !name.endsWith(".sig") &&
+  name !== "signing-key.pem"
 
 /** Verifies a bundle against the pinned key; see the module comment. */
 export const verifySealBundle = (

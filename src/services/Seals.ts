@@ -175,7 +175,15 @@ export const storeSeal = (bundle: SealBundle, licence: LicenceInfo) =>
       Effect.mapError((e) => writeFailed(e.reason)),
       Effect.tapError(() => Effect.ignore(files.remove(staging, { recursive: true })))
     )
-    const result = yield* store.insertSeal(row, actor(env)).pipe(Effect.orDie)
+    // The row, or nothing: files without their row are removed again (a later pull stores both).
+    const result = yield* store.insertSeal(row, actor(env)).pipe(
+      Effect.catchAll((e) =>
+        Effect.zipRight(
+          Effect.ignore(files.remove(dir, { recursive: true })),
+          Effect.fail(writeFailed(`the catalog refused the seal's row: ${"message" in e ? e.message : String(e)}`))
+        )
+      )
+    )
     return {
       sealId: m.sealId,
       claimId: m.claimId,

@@ -99,5 +99,12 @@ describe("verifySealBundle", () => {
     expect(refusal({ ...b, artifacts: [...b.artifacts, extra] }).param).toBe("extra.json")
     const evil = artifact("../evil", Buffer.from("x"))
     expect(refusal({ ...b, artifacts: [evil, ...b.artifacts] }).code).toBe("SEAL_PULL_FAILED")
+    // Names the machine writes itself beside the artifacts are never an artifact's.
+    for (const name of ["ropa.json.sig", "signing-key.pem"]) {
+      const clash = artifact(name, Buffer.from("x"))
+      const r = refusal({ ...b, artifacts: [clash, ...b.artifacts] })
+      expect(r.code).toBe("SEAL_PULL_FAILED")
+      expect(r.message).toContain("is not allowed")
+    }
   })
 })
