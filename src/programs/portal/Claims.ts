@@ -447,26 +447,9 @@ export const openUnbound = (token: string) =>
 /** POST /claim/:token/controller */
 export const saveController = (token: string) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const { publicUrl } = yield* PortalContext
-    if (!sameOrigin(request, publicUrl)) return forbidden()
-    const found = yield* liveClaim(token)
-    if (Either.isLeft(found)) return found.left
-    const claim = found.right
-    const session = yield* sessionFor(request, claim)
-    if (session === null) {
-      return html(
-        renderNoticePage({
-          title: "Open the draft first",
-          message: "Only the recipient who proved the address (or an unbound draft's admin) can change it.",
-          code: null,
-          fix: "Open the claim link and follow the steps there.",
-          status: 403
-        }),
-        403
-      )
-    }
-    const form = yield* readForm(request)
+    const post = yield* sessionPost(token, "change it")
+    if (Either.isLeft(post)) return post.left
+    const { claim, form } = post.right
     const clean = (v: string | null) => {
       const t = (v ?? "").trim().slice(0, 500)
       return t === "" ? null : t
@@ -487,26 +470,9 @@ const fillCaps = { rowKey: 500, value: 1000 } as const
 /** POST /claim/:token/dora: one cell (table, rowKey, field, value), checked like `catalog dora set`. */
 export const saveDoraFill = (token: string) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const { publicUrl } = yield* PortalContext
-    if (!sameOrigin(request, publicUrl)) return forbidden()
-    const found = yield* liveClaim(token)
-    if (Either.isLeft(found)) return found.left
-    const claim = found.right
-    const session = yield* sessionFor(request, claim)
-    if (session === null) {
-      return html(
-        renderNoticePage({
-          title: "Open the draft first",
-          message:
-            "Only the recipient who proved the address (or an unbound draft's admin) can fill the DORA register.",
-          code: null,
-          fix: "Open the claim link and follow the steps there.",
-          status: 403
-        }),
-        403
-      )
-    }
+    const post = yield* sessionPost(token, "fill the DORA register")
+    if (Either.isLeft(post)) return post.left
+    const { claim, form, session } = post.right
     const store = yield* PortalStore
     const body = yield* store.snapshotOf(claim.id)
     if (body === null) return claimNotFoundPage()
@@ -532,7 +498,6 @@ export const saveDoraFill = (token: string) =>
         })
       )
     }
-    const form = yield* readForm(request)
     const field = (name: string) => form.get(name) ?? undefined
     const rowKey = field("rowKey")
     const value = field("value")
@@ -613,6 +578,22 @@ const sessionRequired = (what: string) =>
     403
   )
 
+/**
+ * The guard of every claim-page POST: the same origin, a live claim, a session of that claim, then its form;
+ * or the page that ends the request (403 cross-site, the claim's notice, 403 "open the draft first").
+ */
+export const sessionPost = (token: string, what: string) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const { publicUrl } = yield* PortalContext
+    if (!sameOrigin(request, publicUrl)) return Either.left(forbidden())
+    const found = yield* liveClaim(token)
+    if (Either.isLeft(found)) return Either.left(found.left)
+    const session = yield* sessionFor(request, found.right)
+    if (session === null) return Either.left(sessionRequired(what))
+    return Either.right({ request, claim: found.right, session, form: yield* readForm(request) })
+  })
+
 /** The status a refused seal answers on the page: the form's own input 400, the record's state 409. */
 const refusalStatus = (code: string): number =>
   code === "TERMS_NOT_ACCEPTED" || code === "SIGNER_NAME_REQUIRED" || code === "INVALID_PARAM" ? 400 : 409
@@ -629,15 +610,9 @@ const isSealError = (e: unknown): e is SealError =>
  */
 export const sealRecord = (token: string) =>
   Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const { publicUrl } = yield* PortalContext
-    if (!sameOrigin(request, publicUrl)) return forbidden()
-    const found = yield* liveClaim(token)
-    if (Either.isLeft(found)) return found.left
-    const claim = found.right
-    const session = yield* sessionFor(request, claim)
-    if (session === null) return sessionRequired("seal it")
-    const form = yield* readForm(request)
+    const post = yield* sessionPost(token, "seal it")
+    if (Either.isLeft(post)) return post.left
+    const { claim, form, session } = post.right
     const text = (name: string, cap: number) => (form.get(name) ?? "").slice(0, cap)
     const values = { name: text("signerName", 200), role: text("signerRole", 200), email: text("signerEmail", 254) }
     const accepted = form.get("acceptTerms")

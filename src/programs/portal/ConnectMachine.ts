@@ -13,13 +13,12 @@
  * Both forms are checked as every claim-page POST is (same origin; a session of this claim).
  * Tokens: `sync_` + 32 random bytes (base64url); stored as SHA-256 only; ids `st_` + 12 random bytes.
  */
-import { HttpServerRequest } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { syncTokenIdPrefix, syncTokenPrefix } from "../../domain/Sync.js"
 import { SyncTokenStore } from "../../services/portal/SyncTokenStore.js"
 import type { ClaimRecord } from "../../services/PortalStore.js"
 import { type ConnectMachineView, renderNoticePage, renderSyncTokenCreatedPage } from "./ClaimPage.js"
-import { claimPath, forbidden, html, liveClaim, readForm, sameOrigin, see, sessionFor } from "./Claims.js"
+import { claimPath, html, see, sessionPost } from "./Claims.js"
 import { nowIso, PortalContext, randomToken, sha256Hex } from "./Context.js"
 
 /** The section's data for the claim page of `claim` (shown to a session holder only). */
@@ -33,39 +32,10 @@ export const connectMachineView = (claim: ClaimRecord, token: string) =>
     }))
   )
 
-const adminOnly = () =>
-  html(
-    renderNoticePage({
-      title: "Open the draft first",
-      message: "Only the record's admin (the proven recipient, or an unbound draft's admin) can connect machines.",
-      code: null,
-      fix: "Open the claim link and follow the steps there.",
-      status: 403
-    }),
-    403
-  )
-
-/** The claim and the admin's session behind a claim-page POST, or the response that ends it. */
-const adminClaim = (token: string) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const { publicUrl } = yield* PortalContext
-    if (!sameOrigin(request, publicUrl)) return Either.left(forbidden())
-    const found = yield* liveClaim(token)
-    if (Either.isLeft(found)) return Either.left(found.left)
-    const session = yield* sessionFor(request, found.right)
-    if (session === null) return Either.left(adminOnly())
-    const admin: { readonly claim: ClaimRecord; readonly form: URLSearchParams } = {
-      claim: found.right,
-      form: yield* readForm(request)
-    }
-    return Either.right(admin)
-  })
-
 /** POST /claim/:token/sync-tokens */
 export const createSyncToken = (token: string) =>
   Effect.gen(function*() {
-    const checked = yield* adminClaim(token)
+    const checked = yield* sessionPost(token, "connect machines")
     if (Either.isLeft(checked)) return checked.left
     const { claim, form } = checked.right
     const label = (form.get("label") ?? "").replace(/\s+/g, " ").trim().slice(0, 100)
@@ -90,7 +60,7 @@ export const createSyncToken = (token: string) =>
 /** POST /claim/:token/sync-tokens/revoke */
 export const revokeSyncToken = (token: string) =>
   Effect.gen(function*() {
-    const checked = yield* adminClaim(token)
+    const checked = yield* sessionPost(token, "connect machines")
     if (Either.isLeft(checked)) return checked.left
     const { claim, form } = checked.right
     const id = (form.get("id") ?? "").trim()
