@@ -4,53 +4,32 @@
  * artifact — each SEAL_PULL_FAILED naming the artifact.
  */
 import { Either } from "effect"
-import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
+import { createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import type { SealBundle, SealManifest } from "../../src/domain/Sync.js"
+import type { SealBundle } from "../../src/domain/Sync.js"
 import { verifySealBundle } from "../../src/services/SealPull.js"
+import { signedArtifact, signedBundle } from "../utils/seals.js"
 
 const { privateKey } = generateKeyPairSync("ed25519")
 const pinned = createPublicKey(privateKey)
-const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex")
 
-const artifact = (name: string, bytes: Buffer, key: KeyObject = privateKey) => ({
-  name,
-  mediaType: "application/json",
-  sha256: sha(bytes),
-  content: bytes.toString("base64"),
-  signature: sign(null, bytes, key).toString("base64")
-})
+const artifact = signedArtifact(privateKey)
 
-const bundle = (): SealBundle => {
-  const ropa = Buffer.from("{\"seal\":\"sealed\"}\n")
-  const page = Buffer.from("<!doctype html><p>OFFICIAL RECORD</p>")
-  const manifest: SealManifest = {
-    format: "local-data-catalog/seal",
-    version: 1,
-    sealId: "seal_abc",
-    claimId: "cl_1",
-    sealedAt: "2026-11-25T10:00:00.000Z",
-    signer: { name: "Ada Lovelace", role: "DPO", email: null },
-    termsVersion: null,
-    acknowledgedOpenCalls: [],
-    licenceId: "li_1",
-    snapshotSha256: "0".repeat(64),
-    artifacts: [
-      { name: "ropa.json", bytes: ropa.length, sha256: sha(ropa) },
-      { name: "ropa.html", bytes: page.length, sha256: sha(page) }
-    ]
-  }
-  return {
-    sealId: "seal_abc",
-    claimId: "cl_1",
-    sealedAt: manifest.sealedAt,
-    artifacts: [
-      artifact("ropa.json", ropa),
-      artifact("ropa.html", page),
-      artifact("manifest.json", Buffer.from(JSON.stringify(manifest)))
-    ]
-  }
-}
+const bundle = (): SealBundle =>
+  signedBundle(
+    privateKey,
+    {
+      sealId: "seal_abc",
+      claimId: "cl_1",
+      sealedAt: "2026-11-25T10:00:00.000Z",
+      signer: { name: "Ada Lovelace", role: "DPO", email: null },
+      termsVersion: null,
+      acknowledgedOpenCalls: [],
+      licenceId: "li_1"
+    },
+    Buffer.from("{\"seal\":\"sealed\"}\n"),
+    Buffer.from("<!doctype html><p>OFFICIAL RECORD</p>")
+  )
 
 const refusal = (b: SealBundle, key: KeyObject = pinned) => {
   const r = verifySealBundle(b, key)

@@ -8,28 +8,20 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, TestClock } from "effect"
-import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto"
+import { createPublicKey, generateKeyPairSync, verify } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { LicenceInfo, SealBundle, SealManifest } from "../../src/domain/Sync.js"
+import type { LicenceInfo, SealBundle } from "../../src/domain/Sync.js"
 import { AppEnv, dataDir } from "../../src/services/AppEnv.js"
 import { PortalKey } from "../../src/services/PortalKey.js"
 import { Reader, ReaderConfigTag, ReaderLive } from "../../src/services/Reader.js"
 import { noteSealLapse, sealStateOf, storeSeal } from "../../src/services/Seals.js"
 import { StoreReader } from "../../src/services/Store.js"
+import { signedBundle } from "../utils/seals.js"
 import { CatalogTest, catalogYaml } from "../utils/TestLayers.js"
 
 const { privateKey } = generateKeyPairSync("ed25519")
 const publicPem = createPublicKey(privateKey).export({ type: "spki", format: "pem" }).toString()
-const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex")
-
-const artifact = (name: string, bytes: Buffer, key: KeyObject = privateKey) => ({
-  name,
-  mediaType: "application/json",
-  sha256: sha(bytes),
-  content: bytes.toString("base64"),
-  signature: sign(null, bytes, key).toString("base64")
-})
 
 const licence: LicenceInfo = {
   id: "li_unit",
@@ -39,36 +31,21 @@ const licence: LicenceInfo = {
   state: "active"
 }
 
-const bundle = (): SealBundle => {
-  const ropa = Buffer.from("{\"seal\":\"sealed\",\"activities\":[]}\n")
-  const page = Buffer.from("<!doctype html><p>OFFICIAL RECORD</p>")
-  const manifest: SealManifest = {
-    format: "local-data-catalog/seal",
-    version: 1,
-    sealId: "seal_unit1",
-    claimId: "cl_unit",
-    sealedAt: "2025-06-01T10:00:00.000Z",
-    signer: { name: "Ada Lovelace", role: "DPO", email: "ada@acme.example" },
-    termsVersion: "2025-01",
-    acknowledgedOpenCalls: [{ activity: "Customers", field: "retention", status: "suggested" }],
-    licenceId: "li_unit",
-    snapshotSha256: "0".repeat(64),
-    artifacts: [
-      { name: "ropa.json", bytes: ropa.length, sha256: sha(ropa) },
-      { name: "ropa.html", bytes: page.length, sha256: sha(page) }
-    ]
-  }
-  return {
-    sealId: "seal_unit1",
-    claimId: "cl_unit",
-    sealedAt: manifest.sealedAt,
-    artifacts: [
-      artifact("ropa.json", ropa),
-      artifact("ropa.html", page),
-      artifact("manifest.json", Buffer.from(JSON.stringify(manifest)))
-    ]
-  }
-}
+const bundle = (): SealBundle =>
+  signedBundle(
+    privateKey,
+    {
+      sealId: "seal_unit1",
+      claimId: "cl_unit",
+      sealedAt: "2025-06-01T10:00:00.000Z",
+      signer: { name: "Ada Lovelace", role: "DPO", email: "ada@acme.example" },
+      termsVersion: "2025-01",
+      acknowledgedOpenCalls: [{ activity: "Customers", field: "retention", status: "suggested" }],
+      licenceId: "li_unit"
+    },
+    Buffer.from("{\"seal\":\"sealed\",\"activities\":[]}\n"),
+    Buffer.from("<!doctype html><p>OFFICIAL RECORD</p>")
+  )
 
 const base = () => CatalogTest([], catalogYaml([], ["controller: { name: Acme GmbH, contact: privacy@acme.example }"]))
 const machine = () => PortalKey.Default.pipe(Layer.provideMerge(base()))
